@@ -1,0 +1,49 @@
+#ifndef KB_OSSL_SHIM_H
+#define KB_OSSL_SHIM_H
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/err.h>
+#include <openssl/rand.h>
+#include <openssl/hmac.h>
+#include <openssl/crypto.h>
+#include <openssl/bio.h>
+#include <openssl/core_names.h>
+
+// Function-like macros and parenthesised constants do not import into Swift; these wrap them.
+
+static inline long kb_ossl_bio_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
+
+static inline int kb_ossl_err_get_reason(unsigned long code) {
+    return ERR_GET_REASON(code);
+}
+
+static inline int kb_ossl_pkey_rsa(void) { return EVP_PKEY_RSA; }
+
+static inline int kb_ossl_mbstring_utf8(void) { return MBSTRING_UTF8; }
+
+static inline long kb_ossl_x509_version_3(void) { return X509_VERSION_3; }
+
+// The default PEM password callback prompts on the terminal; a server must fail instead.
+static inline int kb_ossl_no_password(char *buf, int size, int rwflag, void *userdata) {
+    (void)buf; (void)size; (void)rwflag; (void)userdata;
+    return -1;
+}
+
+static inline EVP_PKEY *kb_ossl_read_private_key(BIO *bio) {
+    return PEM_read_bio_PrivateKey(bio, NULL, kb_ossl_no_password, NULL);
+}
+
+static inline EVP_PKEY *kb_ossl_read_pubkey(BIO *bio) {
+    return PEM_read_bio_PUBKEY(bio, NULL, kb_ossl_no_password, NULL);
+}
+
+static inline X509 *kb_ossl_read_x509(BIO *bio) {
+    return PEM_read_bio_X509(bio, NULL, kb_ossl_no_password, NULL);
+}
+
+#endif

@@ -1,0 +1,22 @@
+import Hummingbird
+import NIOCore
+
+/// Per-request state shared by the middleware and the controllers.
+public struct BridgeRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `RequestIDMiddleware` before anything else runs.
+    public var requestID: String = ""
+    /// The socket peer; `ClientAddressMiddleware` replaces it with the forwarded client when the peer is a trusted proxy.
+    public var clientAddress: String
+    public let socketPeer: String
+    public var timings = UpstreamTimings()
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        let peer = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.socketPeer = peer
+        self.clientAddress = peer
+    }
+
+    public var callContext: CallContext { CallContext(requestID: requestID, timings: timings) }
+}

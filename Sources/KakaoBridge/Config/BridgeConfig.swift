@@ -1,0 +1,85 @@
+/// The service's whole configuration (CONTRACT §5). Defaults are the contract's; `ConfigLoader` fills it from YAML and
+/// `BRIDGE_*` variables, and `ConfigLoader.validate` is the single place that decides what is acceptable.
+public struct BridgeConfig: Sendable, Equatable {
+    public struct Server: Sendable, Equatable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// Peers whose `X-Forwarded-For` is believed; everyone else is identified by the socket address.
+        public var trustedProxies: [CIDR] = []
+        public var shutdownGraceSeconds = 10
+        public init() {}
+    }
+
+    public struct Kakao: Sendable, Equatable {
+        /// Required, > 0: tokens issued to any other Kakao app are refused.
+        public var appID: Int64 = 0
+        public var apiBaseURL = "https://kapi.kakao.com"
+        public var uidPrefix = "kakao:"
+        /// 0 turns the verified-token cache off.
+        public var cacheSeconds = 60
+        public init() {}
+    }
+
+    public struct Firebase: Sendable, Equatable {
+        /// Required.
+        public var serviceAccountFile = ""
+        /// Empty means "the service account file's `project_id`".
+        public var projectID = ""
+        /// Empty switches steps 4–5 off. A secret: never logged or echoed.
+        public var webAPIKey = ""
+        public var identityToolkitURL = "https://identitytoolkit.googleapis.com"
+        public var securetokenCertsURL =
+            "https://www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
+        public var customTokenTTLSeconds = 3600
+        public var clockSkewSeconds = 0
+        public var tenantID = ""
+        public init() {}
+    }
+
+    public struct Backend: Sendable, Equatable {
+        /// Empty switches step 6 off.
+        public var loginCompleteURL = ""
+        public init() {}
+    }
+
+    public struct Hook: Sendable, Equatable {
+        /// Empty switches `POST /v1/login-complete` off. A secret: never logged or echoed.
+        public var secret = ""
+        public init() {}
+    }
+
+    public struct Legacy: Sendable, Equatable {
+        public var enabled = true
+        public init() {}
+    }
+
+    public struct Upstream: Sendable, Equatable {
+        public var timeoutMS = 5000
+        public var maxInFlight = 256
+        public init() {}
+    }
+
+    public struct RateLimit: Sendable, Equatable {
+        /// 0 turns rate limiting off.
+        public var perClientPerMinute = 600
+        public init() {}
+    }
+
+    public struct Log: Sendable, Equatable {
+        public var level = "info"
+        public var format = "json"
+        public init() {}
+    }
+
+    public var server = Server()
+    public var kakao = Kakao()
+    public var firebase = Firebase()
+    public var backend = Backend()
+    public var hook = Hook()
+    public var legacy = Legacy()
+    public var upstream = Upstream()
+    public var rateLimit = RateLimit()
+    public var log = Log()
+
+    public init() {}
+}

@@ -1,0 +1,136 @@
+/// One key of CONTRACT §5: its YAML path, where it lives in `BridgeConfig`, and how a raw value becomes a typed one.
+///
+/// The table is the single source of truth for YAML paths and `BRIDGE_*` names: environment variables are matched
+/// against it rather than split on `_`, because `_` also appears inside key names (`rate_limit.per_client_per_minute`).
+struct ConfigKey {
+    enum Field {
+        case string(WritableKeyPath<BridgeConfig, String>)
+        case int(WritableKeyPath<BridgeConfig, Int>)
+        case int64(WritableKeyPath<BridgeConfig, Int64>)
+        case bool(WritableKeyPath<BridgeConfig, Bool>)
+        case cidrList(WritableKeyPath<BridgeConfig, [CIDR]>)
+    }
+
+    let path: String
+    let field: Field
+    /// Secret values never appear in problem messages.
+    let isSecret: Bool
+
+    init(_ path: String, _ field: Field, secret: Bool = false) {
+        self.path = path
+        self.field = field
+        self.isSecret = secret
+    }
+
+    var section: Substring { path.prefix { $0 != "." } }
+
+    var environmentName: String {
+        "BRIDGE_" + String(path.uppercased().map { $0 == "." ? "_" : $0 })
+    }
+
+    /// Computed rather than stored: key paths are not `Sendable`, and the table is only read at start-up.
+    static var all: [ConfigKey] {
+        [
+            ConfigKey("server.host", .string(\.server.host)),
+            ConfigKey("server.port", .int(\.server.port)),
+            ConfigKey("server.trusted_proxies", .cidrList(\.server.trustedProxies)),
+            ConfigKey("server.shutdown_grace_seconds", .int(\.server.shutdownGraceSeconds)),
+            ConfigKey("kakao.app_id", .int64(\.kakao.appID)),
+            ConfigKey("kakao.api_base_url", .string(\.kakao.apiBaseURL)),
+            ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),
+            ConfigKey("kakao.cache_seconds", .int(\.kakao.cacheSeconds)),
+            ConfigKey("firebase.service_account_file", .string(\.firebase.serviceAccountFile)),
+            ConfigKey("firebase.project_id", .string(\.firebase.projectID)),
+            ConfigKey("firebase.web_api_key", .string(\.firebase.webAPIKey), secret: true),
+            ConfigKey("firebase.identity_toolkit_url", .string(\.firebase.identityToolkitURL)),
+            ConfigKey("firebase.securetoken_certs_url", .string(\.firebase.securetokenCertsURL)),
+            ConfigKey("firebase.custom_token_ttl_seconds", .int(\.firebase.customTokenTTLSeconds)),
+            ConfigKey("firebase.clock_skew_seconds", .int(\.firebase.clockSkewSeconds)),
+            ConfigKey("firebase.tenant_id", .string(\.firebase.tenantID)),
+            ConfigKey("backend.login_complete_url", .string(\.backend.loginCompleteURL)),
+            ConfigKey("hook.secret", .string(\.hook.secret), secret: true),
+            ConfigKey("legacy.enabled", .bool(\.legacy.enabled)),
+            ConfigKey("upstream.timeout_ms", .int(\.upstream.timeoutMS)),
+            ConfigKey("upstream.max_in_flight", .int(\.upstream.maxInFlight)),
+            ConfigKey("rate_limit.per_client_per_minute", .int(\.rateLimit.perClientPerMinute)),
+            ConfigKey("log.level", .string(\.log.level)),
+            ConfigKey("log.format", .string(\.log.format)),
+        ]
+    }
+}
+
+/// A value before it is typed: from YAML it may be any node shape, from the environment it is always text.
+enum RawConfigValue {
+    /// YAML `~`, `null` or nothing: keeps the default.
+    case null
+    case text(String)
+    case list([String])
+    /// A shape no key accepts (a mapping, nested lists); the noun names it in the problem.
+    case unsupported(String)
+}
+
+extension ConfigKey {
+    /// Stores `raw` into `config`, or returns why it cannot (without the key's name, which the caller adds).
+    func apply(_ raw: RawConfigValue, to config: inout BridgeConfig) -> [String] {
+        if case .null = raw { return [] }
+        switch field {
+        case .string(let keyPath):
+            guard case .text(let text) = raw else { return [mismatch("a string", raw)] }
+            config[keyPath: keyPath] = text
+        case .int(let keyPath):
+            guard case .text(let text) = raw, let value = Int(ConfigText.trimmed(text)) else {
+                return [mismatch("an integer", raw)]
+            }
+            config[keyPath: keyPath] = value
+        case .int64(let keyPath):
+            guard case .text(let text) = raw, let value = Int64(ConfigText.trimmed(text)) else {
+                return [mismatch("an integer", raw)]
+            }
+            config[keyPath: keyPath] = value
+        case .bool(let keyPath):
+            guard case .text(let text) = raw, let value = Self.parseBool(text) else {
+                return [mismatch("a boolean (true/false, yes/no, 1/0)", raw)]
+            }
+            config[keyPath: keyPath] = value
+        case .cidrList(let keyPath):
+            let entries: [String]
+            switch raw {
+            // The environment can only carry text, so a list there is comma-separated.
+            case .text(let text): entries = text.split(separator: ",").map { ConfigText.trimmed($0) }.filter { !$0.isEmpty }
+            case .list(let items): entries = items
+            default: return [mismatch("a list of CIDRs", raw)]
+            }
+            var networks: [CIDR] = []
+            var problems: [String] = []
+            for entry in entries {
+                if let network = CIDR(entry) {
+                    networks.append(network)
+                } else {
+                    problems.append("\"\(entry)\" is not a CIDR (expected e.g. 10.0.0.0/8, fd00::/8 or a bare address)")
+                }
+            }
+            if problems.isEmpty { config[keyPath: keyPath] = networks }
+            return problems
+        }
+        return []
+    }
+
+    static func parseBool(_ text: String) -> Bool? {
+        switch ConfigText.trimmed(text).lowercased() {
+        case "true", "yes", "1": true
+        case "false", "no", "0": false
+        default: nil
+        }
+    }
+
+    private func mismatch(_ expected: String, _ raw: RawConfigValue) -> String {
+        let got: String
+        switch raw {
+        case .text(let text): got = isSecret ? "" : ", got \"\(text)\""
+        case .list: got = ", got a list"
+        case .unsupported(let noun): got = ", got \(noun)"
+        case .null: got = ""
+        }
+        return "expected \(expected)\(got)"
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Yams
+
+/// Turns the YAML file and `BRIDGE_*` variables into a `BridgeConfig` (CONTRACT §5), or refuses with every problem.
+public enum ConfigLoader {
+    /// Variables that start with `BRIDGE_` but are not keys; everything else with that prefix is reported as a typo.
+    static let nonKeyVariables: Set<String> = ["BRIDGE_CONFIG"]
+
+    /// Reads the YAML file (path nil or file missing → only if `requireFile` false: start from defaults), applies
+    /// BRIDGE_* overrides, validates.
+    public static func load(
+        path: String?,
+        environment: [String: String],
+        requireFile: Bool = true
+    ) throws(ConfigError) -> BridgeConfig {
+        guard let path else {
+            if requireFile { throw ConfigError(problems: ["no configuration file given (use --config PATH)"]) }
+            return try parse(yaml: "", environment: environment)
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            if requireFile { throw ConfigError(problems: ["configuration file \(path): not found"]) }
+            return try parse(yaml: "", environment: environment)
+        }
+        let yaml: String
+        do {
+            yaml = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.isReadableFile(atPath: path) ? "not valid UTF-8 text" : "not readable"
+            throw ConfigError(problems: ["configuration file \(path): \(reason)"])
+        }
+        return try parse(yaml: yaml, environment: environment)
+    }
+
+    public static func parse(yaml: String, environment: [String: String]) throws(ConfigError) -> BridgeConfig {
+        var reader = Reader()
+        reader.readYAML(yaml)
+        if reader.yamlUnreadable { throw ConfigError(problems: reader.problems) }
+        reader.readEnvironment(environment)
+        reader.validate()
+        if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
+        return reader.config
+    }
+
+    /// Every rule of §5 that a typed configuration can break, as `key: problem` lines; empty means valid.
+    public static func validate(_ config: BridgeConfig) -> [String] {
+        ConfigValidation.issues(in: config).map { "\($0.path): \($0.message)" }
+    }
+}
+
+/// Accumulates the configuration and its problems while the sources are applied in order: defaults, YAML, environment.
+private struct Reader {
+    var config = BridgeConfig()
+    var problems: [String] = []
+    var yamlUnreadable = false
+    let keys = ConfigKey.all
+    /// Keys whose value could not be read: validating their default would only add noise.
+    var unreadable: Set<String> = []
+    /// Key path → the variable that set it, so problems point at what the operator must fix.
+    var setByEnvironment: [String: String] = [:]
+
+    mutating func readYAML(_ yaml: String) {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            problems.append("configuration file: \(Self.describe(error))")
+            yamlUnreadable = true
+            return
+        }
+        guard let root, root.null == nil else { return }
+        guard let sections = root.mapping else {
+            problems.append("configuration file: expected a mapping of sections (server:, kakao:, firebase:, …) at the top level")
+            yamlUnreadable = true
+            return
+        }
+        let sectionNames = Set(keys.map { String($0.section) })
+        for (sectionNode, body) in sections {
+            guard let section = sectionNode.scalar?.string, sectionNames.contains(section) else {
+                problems.append(unknownKey(sectionNode.scalar?.string ?? "(a key that is not text)", among: Array(sectionNames)))
+                continue
+            }
+            if body.null != nil { continue }
+            guard let entries = body.mapping else {
+                problems.append("\(section): expected a mapping of keys, got \(Self.noun(body))")
+                continue
+            }
+            for (nameNode, value) in entries {
+                let path = "\(section).\(nameNode.scalar?.string ?? "(a key that is not text)")"
+                guard let key = keys.first(where: { $0.path == path }) else {
+                    problems.append(unknownKey(path, among: keys.map(\.path)))
+                    continue
+                }
+                let keyProblems = key.apply(Self.raw(value), to: &config)
+                if !keyProblems.isEmpty {
+                    unreadable.insert(key.path)
+                    problems += keyProblems.map { "\(key.path): \($0)" }
+                }
+            }
+        }
+    }
+
+    mutating func readEnvironment(_ environment: [String: String]) {
+        for key in keys {
+            guard let value = environment[key.environmentName] else { continue }
+            setByEnvironment[key.path] = key.environmentName
+            let keyProblems = key.apply(.text(value), to: &config)
+            if keyProblems.isEmpty {
+                unreadable.remove(key.path)
+            } else {
+                unreadable.insert(key.path)
+                problems += keyProblems.map { "\(label(key.path)): \($0)" }
+            }
+        }
+        let known = Set(keys.map(\.environmentName)).union(ConfigLoader.nonKeyVariables)
+        for name in environment.keys.sorted()
+        where name.hasPrefix("BRIDGE_") && !known.contains(name) && !Self.isKubernetesServiceLink(name) {
+            problems.append(unknownKey(name, among: keys.map(\.environmentName), noun: "environment variable"))
+        }
+    }
+
+    mutating func validate() {
+        for issue in ConfigValidation.issues(in: config) where !unreadable.contains(issue.path) {
+            problems.append("\(label(issue.path)): \(issue.message)")
+        }
+    }
+
+    /// Kubernetes injects `<SERVICE>_SERVICE_HOST`, `<SERVICE>_PORT_8080_TCP` and the like for every Service in the
+    /// namespace; a Service named `bridge` must not stop the process from starting.
+    private static func isKubernetesServiceLink(_ name: String) -> Bool {
+        if name.contains("_SERVICE_HOST") || name.contains("_SERVICE_PORT") || name.hasSuffix("_PORT") { return true }
+        guard let range = name.firstRange(of: "_PORT_") else { return false }
+        return name[range.upperBound...].first?.isNumber == true
+    }
+
+    private func label(_ path: String) -> String {
+        setByEnvironment[path].map { "\(path) (from \($0))" } ?? path
+    }
+
+    private func unknownKey(_ name: String, among candidates: [String], noun: String = "key") -> String {
+        if noun == "key", keys.contains(where: { $0.path == name }) {
+            let parts = name.split(separator: ".", maxSplits: 1)
+            return "unknown key \(name) (keys are nested: write \(parts[0]): and, indented under it, \(parts[1]):)"
+        }
+        let best = candidates
+            .map { ($0, EditDistance.between($0, name)) }
+            .filter { $0.1 <= max(2, name.count / 5) }
+            .min { $0.1 < $1.1 }
+        return "unknown \(noun) \(name)" + (best.map { " (did you mean \($0.0)?)" } ?? "")
+    }
+
+    private static func raw(_ node: Node) -> RawConfigValue {
+        if node.null != nil { return .null }
+        switch node {
+        case .scalar(let scalar):
+            return .text(scalar.string)
+        case .sequence(let sequence):
+            var items: [String] = []
+            for element in sequence {
+                guard let text = element.scalar?.string else { return .unsupported("a list that holds \(noun(element))") }
+                items.append(text)
+            }
+            return .list(items)
+        case .mapping:
+            return .unsupported("a mapping")
+        case .alias:
+            return .unsupported("an alias")
+        }
+    }
+
+    private static func noun(_ node: Node) -> String {
+        switch node {
+        case .scalar: "a single value"
+        case .sequence: "a list"
+        case .mapping: "a mapping"
+        case .alias: "an alias"
+        }
+    }
+
+    /// Position and problem only: Yams' own description quotes the offending line, which may hold a secret.
+    private static func describe(_ error: any Error) -> String {
+        guard let yamlError = error as? YamlError else { return "not valid YAML" }
+        switch yamlError {
+        case .scanner(let context, let problem, let mark, _),
+            .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let during = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
+            return "not valid YAML at line \(mark.line), column \(mark.column): \(problem)\(during)"
+        case .reader(let problem, _, _, _):
+            return "not valid YAML: \(problem)"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return "duplicate key(s) \(duplicates.sorted().joined(separator: ", ")) near line \(context.mark.line)"
+        default:
+            return "not valid YAML"
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints on misspelt keys.
+enum EditDistance {
+    static func between(_ lhs: String, _ rhs: String) -> Int {
+        let a = Array(lhs), b = Array(rhs)
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,111 @@
+/// The rules of CONTRACT §5, checked on a typed configuration. Each issue names its key so the loader can add where the
+/// value came from; no message contains a secret's value.
+struct ConfigIssue: Equatable {
+    let path: String
+    let message: String
+}
+
+enum ConfigValidation {
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    static let logFormats = ["json", "text"]
+    /// Firebase uids are at most 128 characters and a Kakao id has up to 20 digits.
+    static let maxUIDPrefixLength = 128 - 20
+
+    static func issues(in config: BridgeConfig) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func check(_ ok: Bool, _ path: String, _ message: @autoclosure () -> String) {
+            if !ok { issues.append(ConfigIssue(path: path, message: message())) }
+        }
+        func range(_ value: Int, _ bounds: ClosedRange<Int>, _ path: String, _ meaning: String = "") {
+            check(bounds.contains(value), path, "must be between \(bounds.lowerBound) and \(bounds.upperBound)\(meaning), got \(value)")
+        }
+        func atLeast(_ value: Int, _ minimum: Int, _ path: String, _ meaning: String = "") {
+            check(value >= minimum, path, "must be at least \(minimum)\(meaning), got \(value)")
+        }
+        func url(_ value: String, _ path: String, optional: Bool = false) {
+            if optional && value.isEmpty { return }
+            // The value itself is not echoed: URLs may carry credentials in their userinfo or query.
+            check(isHTTPURL(value), path, "must be an http:// or https:// URL with a host")
+        }
+
+        let server = config.server
+        check(!ConfigText.trimmed(server.host).isEmpty, "server.host",
+              "must not be empty (the address to listen on, e.g. 127.0.0.1 or 0.0.0.0)")
+        range(server.port, 0...65535, "server.port", " (0 picks a free port)")
+        range(server.shutdownGraceSeconds, 0...600, "server.shutdown_grace_seconds")
+
+        let kakao = config.kakao
+        if kakao.appID == 0 {
+            issues.append(ConfigIssue(path: "kakao.app_id", message: "required (a positive integer, the numeric id of your Kakao app)"))
+        } else {
+            check(kakao.appID > 0, "kakao.app_id", "must be a positive integer (the numeric id of your Kakao app), got \(kakao.appID)")
+        }
+        url(kakao.apiBaseURL, "kakao.api_base_url")
+        if kakao.uidPrefix.isEmpty {
+            issues.append(ConfigIssue(path: "kakao.uid_prefix", message: "must not be empty (uids are <prefix><kakao id>, e.g. kakao:1234)"))
+        } else {
+            check(kakao.uidPrefix.count <= maxUIDPrefixLength, "kakao.uid_prefix",
+                  "must be at most \(maxUIDPrefixLength) characters so that prefix plus a 20-digit Kakao id fits a 128-character Firebase uid, got \(kakao.uidPrefix.count)")
+        }
+        atLeast(kakao.cacheSeconds, 0, "kakao.cache_seconds", " (0 turns the cache off)")
+
+        let firebase = config.firebase
+        check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
+              "required (path to the Google service-account JSON key file)")
+        url(firebase.identityToolkitURL, "firebase.identity_toolkit_url")
+        url(firebase.securetokenCertsURL, "firebase.securetoken_certs_url")
+        range(firebase.customTokenTTLSeconds, 1...3600, "firebase.custom_token_ttl_seconds")
+        range(firebase.clockSkewSeconds, 0...60, "firebase.clock_skew_seconds")
+
+        url(config.backend.loginCompleteURL, "backend.login_complete_url", optional: true)
+        check(config.backend.loginCompleteURL.isEmpty || !firebase.webAPIKey.isEmpty, "backend.login_complete_url",
+              "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
+
+        check(config.hook.secret.isEmpty || config.hook.secret.utf8.count >= 32, "hook.secret",
+              "must be at least 32 bytes, or empty to turn the hook off (generate one with `openssl rand -hex 32`)")
+
+        range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
+        atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")
+        atLeast(config.rateLimit.perClientPerMinute, 0, "rate_limit.per_client_per_minute", " (0 turns rate limiting off)")
+
+        check(logLevels.contains(config.log.level), "log.level",
+              "must be one of \(logLevels.joined(separator: ", ")), got \"\(config.log.level)\"")
+        check(logFormats.contains(config.log.format), "log.format",
+              "must be json or text, got \"\(config.log.format)\"")
+        return issues
+    }
+
+    /// `http://` or `https://`, a non-empty host, an optional numeric port, no whitespace.
+    static func isHTTPURL(_ text: String) -> Bool {
+        guard !text.contains(where: { $0.isWhitespace }) else { return false }
+        let lowered = text.lowercased()
+        let rest: Substring
+        if lowered.hasPrefix("https://") {
+            rest = text.dropFirst(8)
+        } else if lowered.hasPrefix("http://") {
+            rest = text.dropFirst(7)
+        } else {
+            return false
+        }
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = authority
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            return host.count > 2 && (after.isEmpty || validPort(after))
+        }
+        if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            guard validPort(authority[colon...]) else { return false }
+        }
+        return !host.isEmpty
+    }
+
+    /// `:` followed by 1–5 digits.
+    private static func validPort(_ text: Substring) -> Bool {
+        let digits = text.dropFirst()
+        return text.first == ":" && (1...5).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+}

@@ -1,0 +1,49 @@
+import Hummingbird
+import Logging
+
+/// Turns every failure below it into the contract's problem body: `Problem`s as they are, Hummingbird's own errors
+/// (no route, body too large) into their §3 rows, and anything else into a logged internal error without details.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = BridgeRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return Self.response(for: problem, requestID: context.requestID)
+        } catch let error as HTTPError {
+            return Self.response(for: Self.problem(for: error), requestID: context.requestID)
+        } catch {
+            context.logger.error("request failed unexpectedly", metadata: ["error_type": "\(type(of: error))"])
+            return Self.response(for: .internalError(), requestID: context.requestID)
+        }
+    }
+
+    static func problem(for error: HTTPError) -> Problem {
+        switch error.status {
+        case .notFound: .notFound()
+        case .contentTooLarge: .payloadTooLarge(limit: RequestLimits.maxBodyBytes)
+        case .unauthorized: .missingToken()
+        default: .invalidRequest("The request could not be read.")
+        }
+    }
+
+    static func response(for problem: Problem, requestID: String) -> Response {
+        let body = ProblemBody(problem, requestID: requestID)
+        let data = (try? JSONCoding.encode(body)) ?? Array(#"{"code":"internal_error"}"#.utf8).withUnsafeBytes { .init($0) }
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let seconds = problem.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
+        if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
+        headers[.xRequestID] = requestID
+        return Response(status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+enum RequestLimits {
+    /// §3: bodies over 64 KiB are refused.
+    static let maxBodyBytes = 64 * 1024
+    /// Real Kakao access tokens are ~54 characters; anything far longer is not one and is not sent to Kakao.
+    static let maxTokenBytes = 2048
+}

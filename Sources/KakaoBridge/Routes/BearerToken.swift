@@ -1,0 +1,39 @@
+import Hummingbird
+
+/// Reads `Authorization: Bearer <token>`: the one way the service accepts credentials.
+enum BearerToken {
+    static func from(_ request: Request) throws(Problem) -> String {
+        guard let header = request.headers[.authorization] else { throw Problem.missingToken() }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Problem.missingToken("The Authorization header is not `Bearer <token>`.")
+        }
+        let token = String(parts[1]).trimmingSpaces()
+        try validate(token)
+        return token
+    }
+
+    /// Token characters are those of RFC 6750's b64token; anything else is not a token and is not sent upstream.
+    static func validate(_ token: String) throws(Problem) {
+        guard !token.isEmpty else { throw Problem.missingToken() }
+        guard token.utf8.count <= RequestLimits.maxTokenBytes else {
+            throw Problem.invalidRequest("The token is longer than \(RequestLimits.maxTokenBytes) bytes.")
+        }
+        let allowed = token.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
+                || byte == UInt8(ascii: "=")
+        }
+        guard allowed else { throw Problem.invalidRequest("The token contains characters a token cannot have.") }
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var slice = Substring(self)
+        while slice.first == " " || slice.first == "\t" { slice.removeFirst() }
+        while slice.last == " " || slice.last == "\t" { slice.removeLast() }
+        return String(slice)
+    }
+}

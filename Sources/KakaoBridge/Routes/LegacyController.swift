@@ -1,0 +1,32 @@
+import Hummingbird
+
+/// `GET /v1/kakao/{access_token}`: the route apps already in the field call (they append the token to a base URL and decode
+/// `{"data": [{"token", "kakao_token"}]}`). Steps 2–3 only. The path carries a token, so nothing here logs the raw path:
+/// metrics and access logs use the route template.
+struct LegacyController {
+    let holder: StateHolder
+
+    static let route = "/v1/kakao/{access_token}"
+
+    func register(on router: Router<BridgeRequestContext>) {
+        router.get(RouterPath(Self.route), use: mint)
+        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET"])
+    }
+
+    struct Reply: Encodable {
+        struct Item: Encodable {
+            var token: String
+            var kakao_token: String
+        }
+        var data: [Item]
+    }
+
+    @Sendable func mint(_ request: Request, context: BridgeRequestContext) async throws -> Response {
+        let state = try holder.require()
+        guard state.config.legacy.enabled else { throw Problem.notFound() }
+        guard let token = context.parameters.get("access_token") else { throw Problem.missingToken() }
+        try BearerToken.validate(token)
+        let minted = try await LoginFlow(state: state).mint(kakaoToken: token, context: context.callContext)
+        return try JSONResponse.ok(Reply(data: [.init(token: minted.customToken, kakao_token: token)]))
+    }
+}

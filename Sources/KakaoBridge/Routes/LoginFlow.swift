@@ -1,0 +1,55 @@
+/// The six-step flow of contract §1 from the service's side: verify with Kakao (2), mint (3), exchange at Identity
+/// Toolkit (4–5) and complete the login at the backend (6), each later step only when it is configured.
+struct LoginFlow: Sendable {
+    let state: BridgeState
+
+    struct Minted: Sendable {
+        var uid: String
+        var customToken: String
+        var user: KakaoUser
+    }
+
+    /// Steps 2–3: what the legacy route needs.
+    func mint(kakaoToken: String, context: CallContext) async throws(Problem) -> Minted {
+        let user = try await state.kakao.verify(accessToken: kakaoToken, context: context)
+        let uid = state.config.kakao.uidPrefix + String(user.id)
+        do {
+            let token = try state.minter.mint(uid: uid, kakaoID: user.id)
+            return Minted(uid: uid, customToken: token, user: user)
+        } catch {
+            // Only a broken key gets here; the service cannot go on honestly.
+            throw Problem.notReady("The custom token could not be signed.")
+        }
+    }
+
+    /// Steps 2–6.
+    func exchange(kakaoToken: String, context: CallContext) async throws(Problem) -> TokenExchangeResponse {
+        let minted = try await mint(kakaoToken: kakaoToken, context: context)
+        var response = TokenExchangeResponse(
+            uid: minted.uid, customToken: minted.customToken, customTokenExpiresIn: state.minter.ttl, kakao: minted.user
+        )
+        guard let identityToolkit = state.identityToolkit else { return response }
+        let session = try await identityToolkit.signIn(customToken: minted.customToken, context: context)
+        response.firebase = session
+        guard let backend = state.backend else { return response }
+        let login = try await backend.completeLogin(kakaoToken: kakaoToken, idToken: session.idToken, context: context)
+        guard (200..<300).contains(login.status) else { throw Problem.backendRejected(login) }
+        response.login = login
+        return response
+    }
+}
+
+struct TokenExchangeResponse: Encodable, Sendable {
+    var uid: String
+    var customToken: String
+    var customTokenExpiresIn: Int
+    var kakao: KakaoUser
+    var firebase: FirebaseSession?
+    var login: LoginResult?
+
+    enum CodingKeys: String, CodingKey {
+        case uid, kakao, firebase, login
+        case customToken = "custom_token"
+        case customTokenExpiresIn = "custom_token_expires_in"
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import OpenSSLCrypto
+
+/// The Google service account whose key signs custom tokens: the fields of a standard service-account JSON file.
+public struct ServiceAccount: Sendable {
+    public let clientEmail: String
+    public let privateKeyID: String
+    public let projectID: String
+    public let privateKey: RSAPrivateKey
+
+    public init(clientEmail: String, privateKeyID: String, projectID: String, privateKey: RSAPrivateKey) {
+        self.clientEmail = clientEmail
+        self.privateKeyID = privateKeyID
+        self.projectID = projectID
+        self.privateKey = privateKey
+    }
+
+    private struct File: Decodable {
+        var client_email: String?
+        var private_key: String?
+        var private_key_id: String?
+        var project_id: String?
+    }
+
+    /// Reads the file and reports every missing field at once; the key's text never enters an error message.
+    public static func load(path: String) throws(ServiceAccountError) -> ServiceAccount {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServiceAccountError("cannot read \(path)")
+        }
+        return try parse(data, source: path)
+    }
+
+    public static func parse(_ data: Data, source: String) throws(ServiceAccountError) -> ServiceAccount {
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: data)
+        } catch {
+            throw ServiceAccountError("\(source) is not a service-account JSON file")
+        }
+        var missing: [String] = []
+        if (file.client_email ?? "").isEmpty { missing.append("client_email") }
+        if (file.private_key ?? "").isEmpty { missing.append("private_key") }
+        if (file.private_key_id ?? "").isEmpty { missing.append("private_key_id") }
+        if (file.project_id ?? "").isEmpty { missing.append("project_id") }
+        guard missing.isEmpty, let email = file.client_email, let pem = file.private_key,
+              let keyID = file.private_key_id, let project = file.project_id else {
+            throw ServiceAccountError("\(source) lacks \(missing.joined(separator: ", "))")
+        }
+        let key: RSAPrivateKey
+        do {
+            key = try RSAPrivateKey(pem: pem)
+        } catch {
+            throw ServiceAccountError("\(source): private_key is unusable: \(error)")
+        }
+        return ServiceAccount(clientEmail: email, privateKeyID: keyID, projectID: project, privateKey: key)
+    }
+}
+
+public struct ServiceAccountError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,22 @@
+/// Jittered exponential backoff for idempotent calls, always inside the caller's deadline.
+struct RetryPolicy: Sendable {
+    var maxRetries: Int
+    var baseDelay: Duration
+
+    /// Kakao's GETs are idempotent: retried at most twice on outages and connection errors (issue "hard to break").
+    static let kakao = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(50))
+    static let none = RetryPolicy(maxRetries: 0, baseDelay: .zero)
+
+    /// Sleeps before retry number `attempt` (1-based); `false` when the pause would not leave time for the retry.
+    func pause(before attempt: Int, deadline: ContinuousClock.Instant) async -> Bool {
+        let ceiling = baseDelay * (1 << min(attempt - 1, 6))
+        let delay = ceiling * Double.random(in: 0.5...1.0)
+        guard ContinuousClock.now.advanced(by: delay + .milliseconds(5)) < deadline else { return false }
+        do {
+            try await Task.sleep(for: delay)
+        } catch {
+            return false
+        }
+        return true
+    }
+}

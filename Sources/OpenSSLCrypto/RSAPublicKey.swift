@@ -1,0 +1,58 @@
+import COpenSSL
+
+/// An RSA public key that verifies RS256 signatures.
+public struct RSAPublicKey: Sendable {
+    let key: PKey
+
+    private init(key: PKey, call: String) throws(CryptoError) {
+        guard key.isRSA else { throw CryptoError.notRSA(call: call) }
+        self.key = key
+    }
+
+    /// Loads a SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
+    public init(pem: String) throws(CryptoError) {
+        let pointer = try MemoryBIO.reading(pem) { bio throws(CryptoError) in
+            try OpenSSLCall.check("PEM_read_bio_PUBKEY", kb_ossl_read_pubkey(bio))
+        }
+        try self.init(key: PKey(owning: pointer), call: "PEM_read_bio_PUBKEY")
+    }
+
+    /// Takes the public key of an X.509 certificate PEM (`BEGIN CERTIFICATE`).
+    /// Validity dates and issuer are not checked: Google's securetoken certificates are self-signed
+    /// key carriers, trusted because they came from the configured URL.
+    public init(certificatePEM: String) throws(CryptoError) {
+        let pointer = try MemoryBIO.reading(certificatePEM) { bio throws(CryptoError) in
+            let certificate = try OpenSSLCall.check("PEM_read_bio_X509", kb_ossl_read_x509(bio))
+            defer { X509_free(certificate) }
+            return try OpenSSLCall.check("X509_get_pubkey", X509_get_pubkey(certificate))
+        }
+        try self.init(key: PKey(owning: pointer), call: "X509_get_pubkey")
+    }
+
+    public var bits: Int { key.bits }
+
+    /// SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
+    public var pem: String { key.publicKeyPEM() }
+
+    /// True only for a valid RSASSA-PKCS1-v1_5 SHA-256 signature of `message` by this key.
+    public func verifyRS256(signature: [UInt8], message: [UInt8]) -> Bool {
+        do {
+            let context = try OpenSSLCall.check("EVP_MD_CTX_new", EVP_MD_CTX_new())
+            defer { EVP_MD_CTX_free(context) }
+            try OpenSSLCall.check(
+                "EVP_DigestVerifyInit",
+                EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pointer)
+            )
+            let result = signature.withUnsafeBufferPointer { sig in
+                message.withUnsafeBufferPointer { input in
+                    EVP_DigestVerify(context, sig.baseAddress, sig.count, input.baseAddress, input.count)
+                }
+            }
+            // A bad signature is an ordinary outcome; the funnel still drains OpenSSL's queue for it.
+            try OpenSSLCall.check("EVP_DigestVerify", result)
+            return true
+        } catch {
+            return false
+        }
+    }
+}

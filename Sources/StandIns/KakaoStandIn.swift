@@ -1,0 +1,158 @@
+import Hummingbird
+import Logging
+import OpenSSLCrypto
+import Synchronization
+
+/// The Kakao REST API (`https://kapi.kakao.com`): token info and user profile, answering like Kakao does.
+public final class KakaoStandIn: Sendable {
+    public let appID: Int64
+
+    private struct IssuedToken {
+        var user: KakaoUser
+        var appID: Int64
+        var expiresAt: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var tokens: [String: IssuedToken] = [:]
+        var tokenInfoFault = FaultSlot<KakaoFault>()
+        var userMeFault = FaultSlot<KakaoFault>()
+        var tokenInfoCalls = 0
+        var userMeCalls = 0
+        var inFlight = 0
+        var peakInFlight = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init(appID: Int64) {
+        self.appID = appID
+    }
+
+    /// A random opaque token the way Kakao issues them (54 url-safe characters).
+    /// `appID` nil means our app; any other value makes a token issued to another Kakao app.
+    public func issueToken(for user: KakaoUser, appID: Int64? = nil, expiresIn: Int = 21599) -> String {
+        let token = Base64URL.encode(SecureRandom.bytes(count: 40))
+        let issued = IssuedToken(
+            user: user,
+            appID: appID ?? self.appID,
+            expiresAt: .now + .seconds(expiresIn)
+        )
+        state.withLock { $0.tokens[token] = issued }
+        return token
+    }
+
+    /// Kakao then answers -401 "this access token is already expired" for it.
+    public func expire(_ token: String) {
+        state.withLock { $0.tokens[token]?.expiresAt = .now - .seconds(1) }
+    }
+
+    /// Kakao then answers -401 "this access token does not exist" for it (logout, unlink).
+    public func revoke(_ token: String) {
+        _ = state.withLock { $0.tokens.removeValue(forKey: token) }
+    }
+
+    /// `times` nil keeps the fault until it is cleared with `setFault(nil)`; otherwise it clears itself
+    /// after that many answers (per endpoint).
+    public func setFault(_ fault: KakaoFault?, endpoint: KakaoEndpoint = .both, times: Int? = nil) {
+        state.withLock {
+            if endpoint != .userMe { $0.tokenInfoFault.set(fault, times: times) }
+            if endpoint != .tokenInfo { $0.userMeFault.set(fault, times: times) }
+        }
+    }
+
+    public var tokenInfoCalls: Int { state.withLock { $0.tokenInfoCalls } }
+    public var userMeCalls: Int { state.withLock { $0.userMeCalls } }
+    /// The most requests Kakao was handling at once, for in-flight limit assertions.
+    public var peakConcurrentCalls: Int { state.withLock { $0.peakInFlight } }
+
+    public func resetCounters() {
+        state.withLock {
+            $0.tokenInfoCalls = 0
+            $0.userMeCalls = 0
+            $0.peakInFlight = $0.inFlight
+        }
+    }
+
+    public func start(logger: Logger? = nil) async throws -> StandInServer {
+        let router = Router()
+        router.get("/v1/user/access_token_info") { request, _ in
+            await self.answer(.tokenInfo, request)
+        }
+        router.get("/v2/user/me") { request, _ in
+            await self.answer(.userMe, request)
+        }
+        return try await StandInServer.start(name: "kakao", router: router, logger: logger)
+    }
+
+    private func answer(_ endpoint: KakaoEndpoint, _ request: Request) async -> Response {
+        let fault = state.withLock { state in
+            state.inFlight += 1
+            state.peakInFlight = max(state.peakInFlight, state.inFlight)
+            if endpoint == .tokenInfo {
+                state.tokenInfoCalls += 1
+                return state.tokenInfoFault.take()
+            } else {
+                state.userMeCalls += 1
+                return state.userMeFault.take()
+            }
+        }
+        defer { state.withLock { $0.inFlight -= 1 } }
+
+        var answerAnotherUser = false
+        switch fault {
+        case .delay(let duration):
+            try? await Task.sleep(for: duration)
+        case .errorCode(let code, let status):
+            return Self.error(status, code: code, KakaoFault.message(for: code))
+        case .httpStatus(let status, let body):
+            return Reply.text(status, body, contentType: Reply.kakaoJSON)
+        case .rawBody(let body, let contentType):
+            return Reply.text(200, body, contentType: contentType)
+        case .mismatchedUserMe:
+            answerAnotherUser = endpoint == .userMe
+        case nil:
+            break
+        }
+
+        guard let token = Self.bearerToken(request) else {
+            return Self.error(400, code: -2, "authorization header is missing or malformed")
+        }
+        guard let issued = state.withLock({ $0.tokens[token] }) else {
+            return Self.error(401, code: -401, "this access token does not exist")
+        }
+        let remaining = ContinuousClock.now.duration(to: issued.expiresAt).components.seconds
+        guard remaining > 0 else {
+            return Self.error(401, code: -401, "this access token is already expired")
+        }
+
+        if endpoint == .tokenInfo {
+            return Reply.json(
+                200,
+                [
+                    "id": .int(issued.user.id),
+                    "expires_in": .int(remaining),
+                    "app_id": .int(issued.appID),
+                    "expiresInMillis": .int(remaining * 1000),
+                    "appId": .int(issued.appID),
+                ],
+                contentType: Reply.kakaoJSON
+            )
+        }
+        let answeredID = answerAnotherUser ? issued.user.id &+ 1 : issued.user.id
+        return Reply.json(200, issued.user.userMe(id: answeredID), contentType: Reply.kakaoJSON)
+    }
+
+    /// Kakao wants exactly one `Authorization: Bearer <token>` header.
+    private static func bearerToken(_ request: Request) -> String? {
+        let values = request.headers[values: .authorization]
+        guard values.count == 1, values[0].hasPrefix("Bearer ") else { return nil }
+        let token = values[0].dropFirst("Bearer ".count)
+        guard !token.isEmpty, !token.contains(where: { $0 == " " || $0 == "\t" }) else { return nil }
+        return String(token)
+    }
+
+    private static func error(_ status: Int, code: Int, _ message: String) -> Response {
+        Reply.json(status, ["msg": .string(message), "code": .int(Int64(code))], contentType: Reply.kakaoJSON)
+    }
+}

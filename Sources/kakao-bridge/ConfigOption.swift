@@ -1,0 +1,24 @@
+import ArgumentParser
+import Foundation
+import KakaoBridge
+
+struct ConfigOption: ParsableArguments {
+    @Option(name: .long, help: "Path of the YAML configuration file; BRIDGE_* environment variables override its keys.")
+    var config: String = "config/bridge.yaml"
+
+    /// Loads and validates; on failure prints every problem and exits with EX_CONFIG (78).
+    func load() throws -> BridgeConfig {
+        do {
+            return try ConfigLoader.load(path: config, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            Console.error("kakao-bridge: invalid configuration (\(config)):\n\(error.description)")
+            throw ExitCode(78)
+        }
+    }
+
+    /// Whether the operator has configured anything at all.
+    var isPresent: Bool {
+        FileManager.default.fileExists(atPath: config)
+            || ProcessInfo.processInfo.environment.keys.contains { $0.hasPrefix("BRIDGE_") }
+    }
+}
