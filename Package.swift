@@ -52,6 +52,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -83,7 +84,7 @@ let package = Package(
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"], swiftSettings: swiftSettings),
         .testTarget(
             name: "KakaoBridgeTests",
-            dependencies: ["KakaoBridge", "StandIns", "kakao-bridge"],
+            dependencies: ["KakaoBridge", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge"],
             swiftSettings: swiftSettings
         ),
     ]

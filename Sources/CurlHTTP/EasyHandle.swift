@@ -57,6 +57,7 @@ final class EasyHandle {
         try set(CURLOPT_PROXY, string: "")
         try set(CURLOPT_TIMEOUT_MS, long: deadline)
         try set(CURLOPT_CONNECTTIMEOUT_MS, long: deadline)
+        // CURLOPT_ACCEPT_ENCODING stays unset (reset above): no compressed replies, so the cap counts real bytes.
         // Lets curl refuse a too-large reply from its Content-Length before reading the body.
         try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(maxBytes))
 

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import Synchronization
 
@@ -116,7 +117,9 @@ func withTestServer(_ body: (TestServer) async throws -> Void) async throws {
         onServerRunning: { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)
             portContinuation.finish()
-        }
+        },
+        // Cancelling the server at the end of each test logs at error level; keep test output readable.
+        logger: Logger(label: "curl-http-test-server", factory: { _ in SwiftLogNoOpLogHandler() })
     )
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try? await app.run() }

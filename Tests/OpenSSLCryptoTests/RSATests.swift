@@ -10,9 +10,9 @@ import Testing
     static let publishedSignature =
         "cC4hiUPoj9Eetdgtv3hF80EGrhuB__dzERat0XF9g2VtQgr9PJbu3XOiZj5RZmh7AAuHIm4Bh-0Qc_lF5YKt_O8W2Fp5jujGbds9uJdbF9CUAr7t1dnZcAcQjbKBYNX4BAynRFdiuB--f_nZLgrnbyTyWzO75vRK5h6xBArLIARNPvkSjtQBMHlb1L07Qe7K0GarZRmB_eSN9383LcOLn6_dO--xi12jzDwusC-eOkHWEsqtFZESc6BfI7noOPqvhJ1phCnvWh6IeYI2w9QOYEUipUTI8np6LbgGY9Fs98rqVt5AXLIhWkWywlVmtVrBp0igcN_IoypGlUPQGe77Rw"
 
-    @Test(arguments: [Fixtures.rfc7515A2PKCS8, Fixtures.rfc7515A2PKCS1])
-    func rfc7515A2SignatureIsReproducedExactly(pem: String) throws {
-        let key = try RSAPrivateKey(pem: pem)
+    @Test(arguments: ["PKCS#8", "PKCS#1"])
+    func rfc7515A2SignatureIsReproducedExactly(format: String) throws {
+        let key = try RSAPrivateKey(pem: format == "PKCS#8" ? Fixtures.rfc7515A2PKCS8 : Fixtures.rfc7515A2PKCS1)
         #expect(key.bits == 2048)
         let signature = try key.signRS256(Self.signingInput)
         #expect(Base64URL.encode(signature) == Self.publishedSignature)

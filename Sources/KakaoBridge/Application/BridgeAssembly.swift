@@ -50,7 +50,7 @@ public struct BridgeAssembly: Sendable {
             )
         let backend: (any BackendCompleting)? = config.backend.loginCompleteURL.isEmpty ? nil
             : BackendClient(upstream: upstream(.backend), url: config.backend.loginCompleteURL)
-        let idTokens = config.hook.secret.isEmpty ? nil : makeIDTokenVerifier(config, upstream(.certificates), logger)
+        let idTokens = config.hook.secret.isEmpty ? nil : makeIDTokenVerifier(config, upstream(.certificates), logger, clock: clock)
         return BridgeState(
             config: config, kakao: kakao, minter: minter, identityToolkit: identityToolkit, backend: backend,
             idTokens: idTokens

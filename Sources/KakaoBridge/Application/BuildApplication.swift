@@ -55,6 +55,7 @@ func buildRouter(holder: StateHolder, logger: Logger) -> Router<BridgeRequestCon
     router.add(middleware: ProblemMiddleware())
     TokenExchangeController(holder: holder).register(on: router)
     LegacyController(holder: holder).register(on: router)
+    LoginCompleteController(holder: holder).register(on: router)
     HealthController(holder: holder).register(on: router)
     return router
 }

@@ -1,0 +1,43 @@
+import Hummingbird
+import Logging
+
+/// One line per request through the request's logger (which carries `request_id`): method, matched route template,
+/// status, duration, client address and the time spent per upstream. The raw path and query are never logged: the
+/// legacy route's path is a token, and a refused query string may hold one too.
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = BridgeRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, context, status: response.status.code, since: start)
+            return response
+        } catch {
+            log(request, context, status: 500, since: start)
+            throw error
+        }
+    }
+
+    private func log(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        var metadata: Logger.Metadata = [
+            "method": .string(RouteLabel.method(request.method)),
+            "route": .string(RouteLabel.route(context)),
+            "status": .stringConvertible(status),
+            "duration_ms": .stringConvertible(Self.rounded(milliseconds)),
+            "client": .string(context.clientAddress),
+        ]
+        let upstreams = context.timings.snapshot
+        if !upstreams.isEmpty {
+            metadata["upstream_ms"] = .dictionary(upstreams.mapValues { .stringConvertible(Self.rounded($0)) })
+        }
+        context.logger.info("request", metadata: metadata)
+    }
+
+    /// Microsecond precision is plenty and keeps lines short.
+    private static func rounded(_ milliseconds: Double) -> Double { (milliseconds * 1000).rounded() / 1000 }
+}

@@ -1,0 +1,70 @@
+import Hummingbird
+import NIOCore
+import OpenSSLCrypto
+
+/// `POST /v1/login-complete` (contract §2): the backend's hook. It sends the body the app gave it and learns who the user
+/// really is: the Firebase ID token and the Kakao token are both verified and must name the same user.
+struct LoginCompleteController {
+    let holder: StateHolder
+
+    static let route = "/v1/login-complete"
+
+    func register(on router: Router<BridgeRequestContext>) {
+        router.post(RouterPath(Self.route), use: complete)
+        router.refuseOtherMethods(RouterPath(Self.route), allow: ["POST"])
+    }
+
+    struct Reply: Encodable {
+        var uid: String
+        var kakao: KakaoUser
+        var claims: JSONValue
+    }
+
+    @Sendable func complete(_ request: Request, context: BridgeRequestContext) async throws -> Response {
+        let state = try holder.require()
+        guard let idTokens = state.idTokens else { throw Problem.notFound() }
+        // The secret is checked before the body is read: strangers get nothing but a 401.
+        try Self.authorize(request, secret: state.hookSecret)
+        let (kakaoToken, idToken) = try await Self.readBody(request)
+
+        let verified = try await idTokens.verify(idToken, context: context.callContext)
+        try BearerToken.validate(kakaoToken)
+        let user = try await state.kakao.verify(accessToken: kakaoToken, context: context.callContext)
+        let uid = state.config.kakao.uidPrefix + String(user.id)
+        guard verified.subject == uid else { throw Problem.tokenMismatch() }
+        return try JSONResponse.ok(Reply(uid: uid, kakao: user, claims: verified.claims))
+    }
+
+    /// `Authorization: Bearer <hook secret>`; anything else, including no header, is `unauthorized` (never `missing_token`:
+    /// the caller is the backend, and the secret is not a user's token).
+    static func authorize(_ request: Request, secret: [UInt8]) throws(Problem) {
+        guard let header = request.headers[.authorization] else { throw Problem.unauthorized() }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized() }
+        let offered = Array(String(parts[1]).trimmingSpaces().utf8)
+        guard !secret.isEmpty, constantTimeEquals(offered, secret) else { throw Problem.unauthorized() }
+    }
+
+    /// `{"kakao_token": "…", "token": "…"}`, at most 64 KiB; other members are ignored.
+    static func readBody(_ request: Request) async throws(Problem) -> (kakaoToken: String, idToken: String) {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: RequestLimits.maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
+        } catch {
+            throw Problem.invalidRequest("The body could not be read.")
+        }
+        guard let json = try? JSONCoding.decode(JSONValue.self, from: buffer.readableBytesView), case .object = json else {
+            throw Problem.invalidRequest("The body must be a JSON object with `kakao_token` and `token`.")
+        }
+        guard let kakaoToken = json["kakao_token"]?.stringValue, !kakaoToken.isEmpty else {
+            throw Problem.invalidRequest("`kakao_token` must be a non-empty string.")
+        }
+        guard let idToken = json["token"]?.stringValue, !idToken.isEmpty else {
+            throw Problem.invalidRequest("`token` must be a non-empty string (the Firebase ID token).")
+        }
+        return (kakaoToken, idToken)
+    }
+}

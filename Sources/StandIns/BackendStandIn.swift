@@ -1,0 +1,132 @@
+import Hummingbird
+import Logging
+import Synchronization
+
+/// The app's own backend (step 6): takes `{"kakao_token", "token"}` and, like a real backend that cannot
+/// verify Firebase tokens itself, asks the bridge's hook who the user is.
+public final class BackendStandIn: Sendable {
+    public static let path = "/login-complete"
+
+    /// What the bridge sent to the backend.
+    public struct LoginRequest: Sendable, Equatable {
+        public var kakaoToken: String
+        public var token: String
+    }
+
+    private struct Hook {
+        var url: String
+        var secret: String
+    }
+
+    private struct State {
+        var hook: Hook?
+        var fault = FaultSlot<StandInFault>()
+        var calls = 0
+        var lastHookStatus: Int?
+        var lastHookAnswer: JSONValue?
+        var lastRequest: LoginRequest?
+    }
+
+    private let state = Mutex(State())
+    private let hookTimeout: Duration
+
+    public init(hookTimeout: Duration = .seconds(10)) {
+        self.hookTimeout = hookTimeout
+    }
+
+    /// The URL to configure as `backend.login_complete_url`.
+    public static func url(on server: StandInServer) -> String {
+        server.baseURL + path
+    }
+
+    /// After this, every login is confirmed with `POST url` and `Authorization: Bearer <secret>`.
+    public func configureHook(url: String, secret: String) {
+        state.withLock { $0.hook = Hook(url: url, secret: secret) }
+    }
+
+    public func removeHook() {
+        state.withLock { $0.hook = nil }
+    }
+
+    public func setFault(_ fault: StandInFault?, times: Int? = nil) {
+        state.withLock { $0.fault.set(fault, times: times) }
+    }
+
+    public var calls: Int { state.withLock { $0.calls } }
+    /// The hook's status on the last login, nil when there was no hook call or it failed to connect.
+    public var lastHookStatus: Int? { state.withLock { $0.lastHookStatus } }
+    /// The hook's parsed answer on the last login.
+    public var lastHookAnswer: JSONValue? { state.withLock { $0.lastHookAnswer } }
+    public var lastRequest: LoginRequest? { state.withLock { $0.lastRequest } }
+
+    public func resetCounters() {
+        state.withLock {
+            $0.calls = 0
+            $0.lastHookStatus = nil
+            $0.lastHookAnswer = nil
+            $0.lastRequest = nil
+        }
+    }
+
+    public func start(logger: Logger? = nil) async throws -> StandInServer {
+        let router = Router()
+        router.post(RouterPath(Self.path)) { request, _ in
+            try await self.answer(request)
+        }
+        return try await StandInServer.start(name: "backend", router: router, logger: logger)
+    }
+
+    private func answer(_ request: Request) async throws -> Response {
+        let (fault, hook) = state.withLock { state in
+            state.calls += 1
+            return (state.fault.take(), state.hook)
+        }
+        if let replacement = try await fault?.apply() {
+            return replacement
+        }
+
+        let bytes = try await request.bodyBytes()
+        guard request.mediaType == "application/json",
+            let body = JSONValue.parse(bytes)?.objectValue,
+            Set(body.keys) == ["kakao_token", "token"],
+            let kakaoToken = body["kakao_token"]?.stringValue, !kakaoToken.isEmpty,
+            let token = body["token"]?.stringValue, !token.isEmpty
+        else {
+            return Self.meta(400)
+        }
+        state.withLock { $0.lastRequest = LoginRequest(kakaoToken: kakaoToken, token: token) }
+        guard let hook else {
+            return Self.meta(200)
+        }
+
+        let answer: HookClient.Answer
+        do {
+            answer = try await HookClient.post(
+                url: hook.url,
+                headers: [("Authorization", "Bearer \(hook.secret)"), ("Content-Type", "application/json")],
+                body: bytes,
+                timeout: hookTimeout
+            )
+        } catch {
+            state.withLock { $0.lastHookStatus = nil }
+            return Self.meta(502)
+        }
+        let parsed = JSONValue.parse(answer.body)
+        state.withLock {
+            $0.lastHookStatus = answer.status
+            $0.lastHookAnswer = parsed
+        }
+        guard answer.status == 200 else {
+            return Self.meta(answer.status)
+        }
+        guard let uid = parsed?["uid"]?.stringValue, let kakaoID = parsed?["kakao"]?["id"]?.intValue else {
+            return Self.meta(502)
+        }
+        let user: JSONValue = .object(["uid": .string(uid), "kakao_id": .int(kakaoID)])
+        return Reply.json(200, ["meta": .object(["code": .int(200)]), "user": user], contentType: "application/json")
+    }
+
+    private static func meta(_ code: Int) -> Response {
+        Reply.json(code, ["meta": .object(["code": .int(Int64(code))])], contentType: "application/json")
+    }
+}

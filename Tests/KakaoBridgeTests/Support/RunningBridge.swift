@@ -1,0 +1,57 @@
+import CurlHTTP
+import Hummingbird
+@testable import KakaoBridge
+import Logging
+
+/// The real application, built by `buildApplication` as `serve` builds it, listening on a free loopback port.
+final class RunningBridge: Sendable {
+    let port: Int
+    let logs: LogSink
+    private let task: Task<Void, any Error>
+
+    private init(port: Int, logs: LogSink, task: Task<Void, any Error>) {
+        self.port = port
+        self.logs = logs
+        self.task = task
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    static func start(config: BridgeConfig, clock: UnixClock = .system) async throws -> RunningBridge {
+        var config = config
+        config.server.host = "127.0.0.1"
+        config.server.port = 0
+        let logs = LogSink.memory()
+        // Trace level: the log-leak test must see every line the service could ever write.
+        let logger = Logger.bridge(level: "trace", format: "json", sink: logs)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = try buildApplication(
+            config: config,
+            environment: BridgeEnvironment(logger: logger, clock: clock) { port in
+                continuation.yield(port)
+                continuation.finish()
+            }
+        )
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            _ = await task.result
+            throw HarnessError("the bridge did not start")
+        }
+        return RunningBridge(port: port, logs: logs, task: task)
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

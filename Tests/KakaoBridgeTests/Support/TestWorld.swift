@@ -1,0 +1,186 @@
+import CurlHTTP
+import Foundation
+@testable import KakaoBridge
+import OpenSSLCrypto
+import StandIns
+
+/// Stand-ins for all four upstreams plus the real bridge configured against them: what a test of the whole flow needs.
+final class TestWorld: Sendable {
+    struct Options {
+        var firebase = false
+        var backend = false
+        var hook = false
+        var tenantID: String?
+        var clock: UnixClock = .system
+        var configure: @Sendable (inout BridgeConfig) -> Void = { _ in }
+    }
+
+    static let appID: Int64 = 424242
+    static let otherAppID: Int64 = 777
+    static let apiKey = "test-web-api-key"
+    static let hookSecret = "0123456789abcdef0123456789abcdef-hook"
+
+    let kakao: KakaoStandIn
+    let keys: SecureTokenKeys
+    let certificates: CertificatesStandIn
+    let identityToolkit: IdentityToolkitStandIn
+    let backend: BackendStandIn
+    let account: SandboxServiceAccount
+    let config: BridgeConfig
+    let bridge: RunningBridge
+    let http = CurlHTTPClient()
+    let servers: Servers
+    private let directory: URL
+
+    private init(
+        kakao: KakaoStandIn, keys: SecureTokenKeys, certificates: CertificatesStandIn,
+        identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn, account: SandboxServiceAccount,
+        config: BridgeConfig, bridge: RunningBridge, servers: Servers, directory: URL
+    ) {
+        self.kakao = kakao
+        self.keys = keys
+        self.certificates = certificates
+        self.identityToolkit = identityToolkit
+        self.backend = backend
+        self.account = account
+        self.config = config
+        self.bridge = bridge
+        self.servers = servers
+        self.directory = directory
+    }
+
+    struct Servers: Sendable {
+        let kakao: StandInServer
+        let certificates: StandInServer
+        let identityToolkit: StandInServer
+        let backend: StandInServer
+        var all: [StandInServer] { [kakao, certificates, identityToolkit, backend] }
+        var identityToolkitURL: String { identityToolkit.baseURL }
+    }
+
+    static func start(_ options: Options = Options()) async throws -> TestWorld {
+        let account = try SandboxServiceAccount.generate(projectID: "bridge-test")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let accountFile = directory.appendingPathComponent("service-account.json")
+        try Data(account.json().utf8).write(to: accountFile)
+
+        let kakao = KakaoStandIn(appID: appID)
+        let keys = try SecureTokenKeys()
+        let certificates = CertificatesStandIn(keys: keys)
+        let identityToolkit = IdentityToolkitStandIn(
+            apiKey: apiKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
+            serviceAccountPublicKey: account.privateKey.publicKey, serviceAccountKeyID: account.privateKeyID,
+            keys: keys, tenantID: options.tenantID
+        )
+        let backend = BackendStandIn()
+        let kakaoServer = try await kakao.start()
+        let certificatesServer = try await certificates.start()
+        let identityServer = try await identityToolkit.start()
+        let backendServer = try await backend.start()
+
+        var config = BridgeConfig()
+        config.kakao.appID = appID
+        config.kakao.apiBaseURL = kakaoServer.baseURL
+        config.firebase.serviceAccountFile = accountFile.path
+        config.firebase.identityToolkitURL = identityServer.baseURL
+        config.firebase.securetokenCertsURL = CertificatesStandIn.url(on: certificatesServer)
+        config.upstream.timeoutMS = 2000
+        if let tenant = options.tenantID { config.firebase.tenantID = tenant }
+        if options.firebase || options.backend { config.firebase.webAPIKey = apiKey }
+        if options.backend { config.backend.loginCompleteURL = BackendStandIn.url(on: backendServer) }
+        if options.hook || options.backend { config.hook.secret = hookSecret }
+        options.configure(&config)
+
+        let bridge = try await RunningBridge.start(config: config, clock: options.clock)
+        if options.hook || options.backend {
+            backend.configureHook(url: bridge.baseURL + "/v1/login-complete", secret: hookSecret)
+        }
+        return TestWorld(
+            kakao: kakao, keys: keys, certificates: certificates, identityToolkit: identityToolkit, backend: backend,
+            account: account, config: config, bridge: bridge,
+            servers: Servers(kakao: kakaoServer, certificates: certificatesServer, identityToolkit: identityServer, backend: backendServer),
+            directory: directory
+        )
+    }
+
+    func stop() async {
+        await bridge.stop()
+        for server in servers.all { await server.stop() }
+        http.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `body` with a started world and always stops it.
+    static func with<T>(_ options: Options = Options(), _ body: (TestWorld) async throws -> T) async throws -> T {
+        let world = try await start(options)
+        do {
+            let result = try await body(world)
+            await world.stop()
+            return result
+        } catch {
+            await world.stop()
+            throw error
+        }
+    }
+
+    // MARK: Kakao users
+
+    func validToken(
+        id: Int64 = 1_234_567_890, nickname: String? = "Ryan", email: String? = "ryan@example.com",
+        emailValid: Bool = true, emailVerified: Bool = true
+    ) -> String {
+        kakao.issueToken(for: StandIns.KakaoUser(
+            id: id, nickname: nickname, email: email, isEmailValid: emailValid, isEmailVerified: emailVerified,
+            profileImageURL: "https://k.kakaocdn.net/dn/profile.jpg"
+        ))
+    }
+
+    func otherAppToken(id: Int64 = 55) -> String {
+        kakao.issueToken(for: StandIns.KakaoUser(id: id, nickname: "Other"), appID: Self.otherAppID)
+    }
+
+    // MARK: Calling the bridge
+
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> Reply {
+        Reply(try await http.execute(HTTPRequest(method: .get, url: bridge.baseURL + path, headers: headers)))
+    }
+
+    func post(_ path: String, headers: [(String, String)] = [], body: String) async throws -> Reply {
+        Reply(try await http.execute(HTTPRequest(
+            method: .post, url: bridge.baseURL + path, headers: headers + [("Content-Type", "application/json")],
+            body: Array(body.utf8)
+        )))
+    }
+
+    func exchange(_ token: String) async throws -> Reply {
+        try await get("/v1/token-exchange", headers: [("Authorization", "Bearer " + token)])
+    }
+}
+
+/// A bridge answer with its JSON parsed.
+struct Reply {
+    let status: Int
+    let headers: [(name: String, value: String)]
+    let text: String
+    let json: KakaoBridge.JSONValue?
+
+    init(_ response: HTTPResponse) {
+        status = response.status
+        headers = response.headers
+        text = String(decoding: response.body, as: UTF8.self)
+        json = try? JSONDecoder().decode(KakaoBridge.JSONValue.self, from: Data(response.body))
+    }
+
+    func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
+
+    var code: String? { json?["code"]?.stringValue }
+
+    /// The contract's problem shape (§3), checked in full.
+    var isProblem: Bool {
+        header("content-type") == "application/problem+json"
+            && json?["type"]?.stringValue != nil && json?["title"]?.stringValue != nil
+            && json?["status"]?.int64Value == Int64(status) && json?["detail"]?.stringValue != nil
+            && code != nil && json?["request_id"]?.stringValue == header("x-request-id")
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+@testable import KakaoBridge
+import StandIns
+import Testing
+
+/// Steps 1–3 through the real service and the strict stand-ins (contract §1, §2, §4).
+@Suite struct TokenExchangeTests {
+    @Test func validTokenBecomesACustomTokenGoogleAccepts() async throws {
+        try await TestWorld.with { world in
+            let reply = try await world.exchange(world.validToken())
+            #expect(reply.status == 200)
+            #expect(reply.header("content-type") == "application/json")
+            #expect(reply.json?["uid"]?.stringValue == "kakao:1234567890")
+            #expect(reply.json?["custom_token_expires_in"]?.int64Value == 3600)
+            let kakao = reply.json?["kakao"]
+            #expect(kakao?["id"] == .int(1_234_567_890))
+            #expect(kakao?["nickname"]?.stringValue == "Ryan")
+            #expect(kakao?["email"]?.stringValue == "ryan@example.com")
+            #expect(kakao?["email_verified"] == .bool(true))
+            #expect(kakao?["profile_image_url"]?.stringValue == "https://k.kakaocdn.net/dn/profile.jpg")
+            #expect(reply.json?["firebase"] == nil)
+            #expect(reply.json?["login"] == nil)
+            try await world.expectGoogleAccepts(reply.json?["custom_token"]?.stringValue)
+        }
+    }
+
+    @Test func customTokenFollowsSection4() async throws {
+        try await TestWorld.with { world in
+            let reply = try await world.exchange(world.validToken())
+            let token = try #require(reply.json?["custom_token"]?.stringValue)
+            let parts = token.split(separator: ".").map(String.init)
+            #expect(parts.count == 3)
+            #expect(!token.contains("="))
+            let header = try JSONDecoder().decode(KakaoBridge.JSONValue.self, from: Data(#require(Base64URLTestDecode(parts[0]))))
+            #expect(header == .object(["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(world.account.privateKeyID)]))
+            let payload = try JSONDecoder().decode(KakaoBridge.JSONValue.self, from: Data(#require(Base64URLTestDecode(parts[1]))))
+            #expect(payload["iss"]?.stringValue == world.account.clientEmail)
+            #expect(payload["sub"]?.stringValue == world.account.clientEmail)
+            #expect(payload["aud"]?.stringValue == CustomTokenMinter.audience)
+            let iat = try #require(payload["iat"]?.int64Value)
+            #expect(payload["exp"]?.int64Value == iat + 3600)
+            #expect(payload["uid"]?.stringValue == "kakao:1234567890")
+            #expect(payload["claims"] == .object(["provider": .string("kakao"), "kakao_id": .int(1_234_567_890)]))
+            #expect(payload["tenant_id"] == nil)
+        }
+    }
+
+    @Test func ttlAndTenantAndPrefixAreConfigurable() async throws {
+        var options = TestWorld.Options()
+        options.tenantID = "tenant-a1b2"
+        options.configure = { config in
+            config.firebase.customTokenTTLSeconds = 600
+            config.kakao.uidPrefix = "kk_"
+        }
+        try await TestWorld.with(options) { world in
+            let reply = try await world.exchange(world.validToken(id: 42))
+            #expect(reply.status == 200)
+            #expect(reply.json?["uid"]?.stringValue == "kk_42")
+            #expect(reply.json?["custom_token_expires_in"]?.int64Value == 600)
+            try await world.expectGoogleAccepts(reply.json?["custom_token"]?.stringValue)
+        }
+    }
+
+    @Test func largestKakaoIDSurvivesExactly() async throws {
+        try await TestWorld.with { world in
+            let reply = try await world.exchange(world.validToken(id: Int64.max))
+            #expect(reply.status == 200)
+            #expect(reply.text.contains(#""id":9223372036854775807"#))
+            #expect(reply.json?["uid"]?.stringValue == "kakao:9223372036854775807")
+            try await world.expectGoogleAccepts(reply.json?["custom_token"]?.stringValue)
+        }
+    }
+
+    @Test(arguments: [(false, true), (true, false), (false, false)])
+    func emailOnlyWhenValidAndVerified(valid: Bool, verified: Bool) async throws {
+        try await TestWorld.with { world in
+            let reply = try await world.exchange(world.validToken(emailValid: valid, emailVerified: verified))
+            #expect(reply.status == 200)
+            #expect(reply.json?["kakao"]?["email"] == nil)
+            #expect(reply.json?["kakao"]?["email_verified"] == nil)
+            #expect(reply.json?["kakao"]?["nickname"]?.stringValue == "Ryan")
+        }
+    }
+
+    @Test func missingProfileFieldsAreOmitted() async throws {
+        try await TestWorld.with { world in
+            let reply = try await world.exchange(world.validToken(nickname: nil, email: nil))
+            #expect(reply.status == 200)
+            #expect(reply.json?["kakao"]?["nickname"] == nil)
+            #expect(reply.json?["kakao"]?["email"] == nil)
+        }
+    }
+
+    @Test func legacyRouteKeepsFieldAppsWorking() async throws {
+        try await TestWorld.with { world in
+            let kakaoToken = world.validToken()
+            let reply = try await world.get("/v1/kakao/" + kakaoToken)
+            #expect(reply.status == 200)
+            let item = reply.json?["data"].flatMap { if case .array(let items) = $0 { items.first } else { nil } }
+            #expect(item?["kakao_token"]?.stringValue == kakaoToken)
+            try await world.expectGoogleAccepts(item?["token"]?.stringValue)
+        }
+    }
+
+    @Test func legacyRouteCanBeSwitchedOff() async throws {
+        var options = TestWorld.Options()
+        options.configure = { $0.legacy.enabled = false }
+        try await TestWorld.with(options) { world in
+            let reply = try await world.get("/v1/kakao/" + world.validToken())
+            #expect(reply.status == 404)
+            #expect(reply.code == "not_found")
+            #expect(reply.isProblem)
+            #expect(world.kakao.tokenInfoCalls == 0)
+        }
+    }
+
+    @Test(arguments: ["access_token", "token", "kakao_token"])
+    func tokenInQueryIsRefusedBeforeKakao(name: String) async throws {
+        try await TestWorld.with { world in
+            let token = world.validToken()
+            let withHeader = try await world.get(
+                "/v1/token-exchange?\(name)=\(token)", headers: [("Authorization", "Bearer " + token)]
+            )
+            let withoutHeader = try await world.get("/v1/token-exchange?\(name)=\(token)")
+            for reply in [withHeader, withoutHeader] {
+                #expect(reply.status == 400)
+                #expect(reply.code == "invalid_request")
+                #expect(reply.isProblem)
+            }
+            #expect(world.kakao.tokenInfoCalls == 0 && world.kakao.userMeCalls == 0)
+        }
+    }
+}
+
+/// Test-side base64url decoding, independent of the code under test.
+func Base64URLTestDecode(_ text: String) -> [UInt8]? {
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    return Data(base64Encoded: base64).map(Array.init)
+}
