@@ -75,6 +75,7 @@ let package = Package(
             dependencies: [
                 "KakaoBridge",
                 "StandIns",
+                "CurlHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -29,6 +29,36 @@ public final class CurlHTTPClient: Sendable {
         return try outcome.get()
     }
 
+    /// Sends every request at once and returns when all have finished, in the order given, each with the instant it
+    /// finished. One suspension for the lot: cheaper than a child task per request when a caller needs all the answers.
+    /// Cancelling the awaiting task aborts the transfers still running.
+    public func execute(all requests: [HTTPRequest]) async -> [(outcome: Result<HTTPResponse, HTTPClientError>, finishedAt: ContinuousClock.Instant)] {
+        guard !requests.isEmpty else { return [] }
+        let loop = self.loop
+        let batch = Batch(count: requests.count)
+        var jobs: [Job] = []
+        var refused: [(Int, HTTPClientError)] = []
+        for (index, request) in requests.enumerated() {
+            do throws(HTTPClientError) {
+                try request.validate()
+                jobs.append(Job(id: loop.makeID(), request: request) { batch.deliver(index, $0) })
+            } catch {
+                refused.append((index, error))
+            }
+        }
+        let ids = jobs.map(\.id)
+        let completions = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                batch.wait(with: continuation)
+                for (index, error) in refused { batch.deliver(index, .failure(error)) }
+                loop.submit(jobs)
+            }
+        } onCancel: {
+            for id in ids { loop.cancel(id) }
+        }
+        return completions.map { ($0.outcome, $0.finishedAt) }
+    }
+
     /// Fails every pending call with `.shutdown` and stops the background thread; later calls fail the same way.
     public func shutdown() {
         loop.shutdown()

@@ -2,10 +2,51 @@ import CCurl
 
 /// The loop-thread half of the client: owns the multi handle's transfers and the pool of easy handles.
 /// Lives and dies on the one thread `MultiLoop` starts, so none of its state is shared.
+///
+/// At most `maxPerOrigin` transfers per origin are handed to curl; the rest wait here, in order. Left to curl, a burst of
+/// a thousand logins attaches two thousand easy handles (each with its own buffers) that wait for a connection in no
+/// particular order, which costs tens of megabytes and lets unlucky calls run into their deadlines.
 final class MultiDriver {
     private struct Transfer {
         let job: Job
         let easy: EasyHandle
+        let origin: Substring
+    }
+
+    /// Jobs waiting for a free slot of one origin, oldest first.
+    private struct Queue {
+        var jobs: [Job] = []
+        var head = 0
+
+        var isEmpty: Bool { head == jobs.count }
+
+        mutating func push(_ job: Job) { jobs.append(job) }
+
+        mutating func pop() -> Job? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= jobs.count {
+                // Under a steady backlog the queue never runs dry: popped jobs (and what their requests hold) must
+                // still be let go of.
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+
+        mutating func remove(id: UInt64) -> Job? {
+            guard let index = jobs[head...].firstIndex(where: { $0.id == id }) else { return nil }
+            return jobs.remove(at: index)
+        }
+
+        mutating func drain() -> [Job] {
+            defer { self = Queue() }
+            return Array(jobs[head...])
+        }
     }
 
     /// Caps how long a lost wakeup can delay a job; curl shortens the wait further for its own timers.
@@ -16,14 +57,19 @@ final class MultiDriver {
     private let loop: MultiLoop
     private let multi: UnsafeMutableRawPointer
     private let maxResponseBytes: Int
+    private let maxPerOrigin: Int
     private var idle: [EasyHandle] = []
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var activeByID: [UInt64: UnsafeMutableRawPointer] = [:]
+    private var activePerOrigin: [Substring: Int] = [:]
+    private var waiting: [Substring: Queue] = [:]
+    private var waitingOrigin: [UInt64: Substring] = [:]
 
-    init(loop: MultiLoop, multi: UnsafeMutableRawPointer, maxResponseBytes: Int) {
+    init(loop: MultiLoop, multi: UnsafeMutableRawPointer, maxResponseBytes: Int, maxPerOrigin: Int) {
         self.loop = loop
         self.multi = multi
         self.maxResponseBytes = maxResponseBytes
+        self.maxPerOrigin = max(1, maxPerOrigin)
     }
 
     func run() {
@@ -39,19 +85,42 @@ final class MultiDriver {
                 var running: Int32 = 0
                 try CurlCall.check(curl_multi_perform(multi, &running), "curl_multi_perform")
                 collectFinished()
-                try CurlCall.check(curl_multi_poll(multi, nil, 0, Self.pollMilliseconds, nil), "curl_multi_poll")
+                // Work that arrived meanwhile is started at once instead of after a wait (its wakeup was skipped).
+                let wait = loop.prepareToWait() ? Self.pollMilliseconds : 0
+                try CurlCall.check(curl_multi_poll(multi, nil, 0, wait, nil), "curl_multi_poll")
             } catch {
                 // The multi handle's state is unknown: fail what is in flight rather than hang it, then carry on.
                 failAll(error)
             }
         }
         failAll(MultiLoop.shutdownError)
+        failWaiting(MultiLoop.shutdownError)
         for job in loop.close() { job.complete(.failure(MultiLoop.shutdownError)) }
+        // The multi handle itself is freed by `MultiLoop.deinit`: callers may still be about to wake it.
         idle = []
-        curl_multi_cleanup(multi)
     }
 
+    /// Hands `job` to curl, or queues it behind its origin's transfers.
     private func start(_ job: Job) {
+        let origin = Self.origin(of: job.request.url)
+        guard activePerOrigin[origin, default: 0] < maxPerOrigin else {
+            waiting[origin, default: Queue()].push(job)
+            waitingOrigin[job.id] = origin
+            return
+        }
+        attach(job, origin: origin)
+    }
+
+    /// `false` when the job failed before reaching curl (its slot stays free).
+    @discardableResult
+    private func attach(_ job: Job, origin: Substring) -> Bool {
+        // The caller's timeout started when it submitted; time spent queued here counts against it.
+        var request = job.request
+        request.timeout -= ContinuousClock.now - job.submitted
+        guard request.timeout > .zero else {
+            loop.finished(job, .failure(MultiDriver.queuedTooLong))
+            return false
+        }
         let easy: EasyHandle
         do throws(HTTPClientError) {
             if let pooled = idle.popLast() {
@@ -61,46 +130,95 @@ final class MultiDriver {
             }
         } catch {
             loop.finished(job, .failure(error))
-            return
+            return false
         }
         do {
-            try easy.prepare(job.request, maxBytes: maxResponseBytes)
+            try easy.prepare(request, maxBytes: maxResponseBytes)
             try CurlCall.check(curl_multi_add_handle(multi, easy.raw), "curl_multi_add_handle")
         } catch {
             recycle(easy)
             loop.finished(job, .failure(error))
-            return
+            return false
         }
-        active[easy.raw] = Transfer(job: job, easy: easy)
+        active[easy.raw] = Transfer(job: job, easy: easy, origin: origin)
         activeByID[job.id] = easy.raw
+        activePerOrigin[origin, default: 0] += 1
+        return true
     }
+
+    /// A slot of `origin` came free: the oldest job waiting for it goes next.
+    private func startNext(_ origin: Substring) {
+        guard var queue = waiting.removeValue(forKey: origin) else { return }
+        while let next = queue.pop() {
+            waitingOrigin[next.id] = nil
+            if attach(next, origin: origin) { break }
+        }
+        if !queue.isEmpty { waiting[origin] = queue }
+    }
+
+    /// `scheme://authority` of a URL: the unit curl keeps connections for.
+    static func origin(of url: String) -> Substring {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return Substring(url) }
+        let rest = url[url.index(colon, offsetBy: 3)...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        return url[url.startIndex..<end]
+    }
+
+    static let queuedTooLong = HTTPClientError(
+        kind: .timeout, call: "curl_multi_add_handle", message: "the deadline passed while waiting for a connection"
+    )
 
     private func collectFinished() {
         var remaining: Int32 = 0
+        var completions: [(Job, Job.Outcome)] = []
+        var freed: [Substring] = []
         while let message = curl_multi_info_read(multi, &remaining) {
             guard kb_curl_msg_kind(message) == CURLMSG_DONE, let raw = kb_curl_msg_easy(message) else { continue }
             let code = kb_curl_msg_result(message)
             guard let transfer = detach(raw) else { continue }
-            loop.finished(transfer.job, transfer.easy.finish(code))
+            completions.append((transfer.job, transfer.easy.finish(code)))
+            freed.append(transfer.origin)
         }
+        loop.finished(completions)
+        for origin in freed { startNext(origin) }
     }
 
     private func abort(_ id: UInt64, _ error: HTTPClientError) {
+        if let origin = waitingOrigin.removeValue(forKey: id), var queue = waiting[origin], let job = queue.remove(id: id) {
+            waiting[origin] = queue.isEmpty ? nil : queue
+            loop.finished(job, .failure(error))
+            return
+        }
         guard let raw = activeByID[id], let transfer = detach(raw) else { return }
         loop.finished(transfer.job, .failure(error))
+        startNext(transfer.origin)
     }
 
+    /// Fails what curl holds; queued jobs keep their place and start once slots free up.
     private func failAll(_ error: HTTPClientError) {
+        var freed: [Substring] = []
         for raw in Array(active.keys) {
             guard let transfer = detach(raw) else { continue }
             loop.finished(transfer.job, .failure(error))
+            freed.append(transfer.origin)
         }
+        for origin in freed { startNext(origin) }
+    }
+
+    private func failWaiting(_ error: HTTPClientError) {
+        for origin in Array(waiting.keys) {
+            for job in waiting[origin]?.drain() ?? [] { loop.finished(job, .failure(error)) }
+        }
+        waiting = [:]
+        waitingOrigin = [:]
     }
 
     /// Takes the handle out of the multi; it goes back to the pool only if curl let go of it cleanly.
     private func detach(_ raw: UnsafeMutableRawPointer) -> Transfer? {
         guard let transfer = active.removeValue(forKey: raw) else { return nil }
         activeByID[transfer.job.id] = nil
+        activePerOrigin[transfer.origin, default: 1] -= 1
+        if activePerOrigin[transfer.origin] == 0 { activePerOrigin[transfer.origin] = nil }
         do {
             try CurlCall.check(curl_multi_remove_handle(multi, raw), "curl_multi_remove_handle")
             recycle(transfer.easy)

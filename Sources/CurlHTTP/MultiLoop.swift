@@ -5,23 +5,27 @@ import Synchronization
 /// The cross-thread half of the client: an inbox of jobs and cancellations guarded by a mutex, and the
 /// multi handle that the dedicated thread (`MultiDriver`) drives.
 final class MultiLoop: Sendable {
-    /// libcurl documents curl_multi_wakeup as callable from any thread; every other use stays on the loop thread.
+    /// libcurl documents curl_multi_wakeup as callable from any thread; every other use stays on the loop thread, and
+    /// the handle is freed only in `deinit`, when neither the thread nor any caller can reach it any more.
     struct MultiPointer: @unchecked Sendable {
         let raw: UnsafeMutableRawPointer
     }
 
     private struct Inbox {
-        var nextID: UInt64 = 0
         var queued: [Job] = []
         /// Ids handed to the loop and not yet completed; only these can be cancelled on the thread.
         var live: Set<UInt64> = []
         var cancelled: Set<UInt64> = []
         var stopping = false
-        /// Set by the loop thread right before it frees the multi handle; no wakeup may follow.
+        /// Set by the loop thread when it stops; later submissions are refused.
         var closed = false
+        /// The loop thread is about to wait in curl_multi_poll with nothing queued: only then does a new job need a
+        /// wakeup. While the loop is busy it takes new work on its next turn anyway, so most submissions cost no syscall.
+        var waiting = false
     }
 
     private let inbox = Mutex(Inbox())
+    private let ids = Atomic<UInt64>(0)
     private let multi: MultiPointer?
     private let startupError: HTTPClientError?
 
@@ -36,6 +40,13 @@ final class MultiLoop: Sendable {
                         kb_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnectionsPerHost)),
                         "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)"
                     )
+                    // curl's default keeps 4 idle connections per attached handle; handles are attached per transfer, so
+                    // between bursts the cache shrinks and closes connections that the next burst opens again. Room for
+                    // every host's full set keeps them alive.
+                    try CurlCall.check(
+                        kb_curl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, Self.idleConnections(perHost: maxConnectionsPerHost)),
+                        "curl_multi_setopt(CURLMOPT_MAXCONNECTS)"
+                    )
                 } catch {
                     failure = error
                 }
@@ -43,43 +54,61 @@ final class MultiLoop: Sendable {
                 failure = HTTPClientError(kind: .transfer, call: "curl_multi_init", message: "could not allocate a multi handle")
             }
         }
+        if failure != nil, let unusable = multi {
+            curl_multi_cleanup(unusable.raw)
+            multi = nil
+        }
         self.multi = multi
         self.startupError = failure
 
-        guard let multi else { return }
-        if failure != nil {
-            curl_multi_cleanup(multi.raw)
+        guard let multi else {
             inbox.withLock { $0.closed = true }
             return
         }
         let thread = Thread { [self] in
-            MultiDriver(loop: self, multi: multi.raw, maxResponseBytes: maxResponseBytes).run()
+            MultiDriver(
+                loop: self, multi: multi.raw, maxResponseBytes: maxResponseBytes, maxPerOrigin: maxConnectionsPerHost
+            ).run()
         }
         thread.name = "curl-multi"
         thread.start()
     }
 
+    deinit {
+        if let multi { curl_multi_cleanup(multi.raw) }
+    }
+
+    /// The service talks to four upstreams (Kakao, Identity Toolkit, the certificates, a backend).
+    static func idleConnections(perHost: Int) -> Int { max(1, perHost) * 4 }
+
     // MARK: caller side
 
     func makeID() -> UInt64 {
-        inbox.withLock { state in
-            state.nextID &+= 1
-            return state.nextID
-        }
+        ids.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     func submit(_ job: Job) {
-        let refusal: HTTPClientError? = inbox.withLock { state in
-            if let startupError { return startupError }
-            if state.stopping || state.closed { return Self.shutdownError }
+        submit([job])
+    }
+
+    /// One lock and at most one wakeup for all of `jobs`.
+    func submit(_ jobs: [Job]) {
+        guard !jobs.isEmpty else { return }
+        let (refusal, wakeUp): (HTTPClientError?, Bool) = inbox.withLock { state in
+            if let startupError { return (startupError, false) }
+            if state.stopping || state.closed { return (Self.shutdownError, false) }
             // Checked under the lock so a cancellation racing with submission is seen either here or by cancel(_:).
-            if Task.isCancelled { return Self.cancelledError }
-            state.queued.append(job)
-            state.live.insert(job.id)
-            wake()
-            return nil
+            if Task.isCancelled { return (Self.cancelledError, false) }
+            state.queued.append(contentsOf: jobs)
+            for job in jobs { state.live.insert(job.id) }
+            defer { state.waiting = false }
+            return (nil, state.waiting)
         }
-        if let refusal { job.complete(.failure(refusal)) }
+        if let refusal {
+            for job in jobs { job.complete(.failure(refusal)) }
+        }
+        // Outside the lock: the wakeup is a syscall, and callers on other threads would spin on the lock meanwhile.
+        if wakeUp { wake() }
     }
 
     func cancel(_ id: UInt64) {
@@ -90,6 +119,7 @@ final class MultiLoop: Sendable {
             }
             if state.live.contains(id), !state.closed {
                 state.cancelled.insert(id)
+                state.waiting = false
                 wake()
             }
             return nil
@@ -105,7 +135,6 @@ final class MultiLoop: Sendable {
         }
     }
 
-    /// Only called with the inbox lock held, so it cannot race the loop thread freeing the handle.
     private func wake() {
         guard let multi else { return }
         // If this fails the job is still queued; the loop polls with a short bound and will pick it up.
@@ -122,6 +151,7 @@ final class MultiLoop: Sendable {
 
     func takeWork() -> Work {
         inbox.withLock { state in
+            state.waiting = false
             defer {
                 state.queued = []
                 state.cancelled = []
@@ -130,12 +160,29 @@ final class MultiLoop: Sendable {
         }
     }
 
-    func finished(_ job: Job, _ outcome: Job.Outcome) {
+    /// Called by the loop right before it waits: `false` when work arrived since `takeWork`, so it must not wait.
+    func prepareToWait() -> Bool {
         inbox.withLock { state in
-            state.live.remove(job.id)
-            state.cancelled.remove(job.id)
+            guard state.queued.isEmpty, state.cancelled.isEmpty, !state.stopping else { return false }
+            state.waiting = true
+            return true
         }
-        job.complete(outcome)
+    }
+
+    func finished(_ job: Job, _ outcome: Job.Outcome) {
+        finished([(job, outcome)])
+    }
+
+    /// One lock for every transfer that completed in a turn of the loop.
+    func finished(_ completions: [(Job, Job.Outcome)]) {
+        guard !completions.isEmpty else { return }
+        inbox.withLock { state in
+            for (job, _) in completions {
+                state.live.remove(job.id)
+                state.cancelled.remove(job.id)
+            }
+        }
+        for (job, outcome) in completions { job.complete(outcome) }
     }
 
     /// Marks the inbox closed and returns jobs that arrived after the last `takeWork`.

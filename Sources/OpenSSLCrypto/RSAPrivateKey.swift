@@ -8,6 +8,7 @@ public struct RSAPrivateKey: Sendable {
     let key: PKey
     /// Derived once at load so handing out the public half never fails.
     public let publicKey: RSAPublicKey
+    private let signer: RS256Signer
 
     private init(key: PKey, call: String) throws(CryptoError) {
         guard key.isRSA else { throw CryptoError.notRSA(call: call) }
@@ -17,6 +18,7 @@ public struct RSAPrivateKey: Sendable {
         }
         self.key = key
         self.publicKey = try RSAPublicKey(pem: key.publicKeyPEM())
+        self.signer = RS256Signer(key: key)
     }
 
     /// Loads a PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1 (`BEGIN RSA PRIVATE KEY`) PEM.
@@ -59,21 +61,6 @@ public struct RSAPrivateKey: Sendable {
 
     /// RSASSA-PKCS1-v1_5 over SHA-256 (JWS `RS256`); deterministic for a given key and message.
     public func signRS256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let context = try OpenSSLCall.check("EVP_MD_CTX_new", EVP_MD_CTX_new())
-        defer { EVP_MD_CTX_free(context) }
-        try OpenSSLCall.check(
-            "EVP_DigestSignInit",
-            EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pointer)
-        )
-        var signature = [UInt8](repeating: 0, count: Int(EVP_PKEY_get_size(key.pointer)))
-        var length = signature.count
-        let result = message.withUnsafeBufferPointer { input in
-            signature.withUnsafeMutableBufferPointer { output in
-                EVP_DigestSign(context, output.baseAddress, &length, input.baseAddress, input.count)
-            }
-        }
-        try OpenSSLCall.check("EVP_DigestSign", result)
-        signature.removeSubrange(length...)
-        return signature
+        try signer.sign(message)
     }
 }

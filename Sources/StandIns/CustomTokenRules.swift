@@ -48,16 +48,15 @@ struct CustomTokenRules: Sendable {
 
         guard header["alg"] == .string("RS256") else { throw .invalid("header alg must be RS256") }
         guard header["typ"] == .string("JWT") else { throw .invalid("header typ must be JWT") }
-        if let keyID, header["kid"] != .string(keyID) {
-            throw .invalid("header kid does not name the service account's key")
-        }
-
         guard signature.count == publicKey.bits / 8 else {
             throw .invalid("signature is not an RS256 signature of the service account's key size")
         }
         let signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
         guard publicKey.verifyRS256(signature: signature, message: signingInput) else {
             throw Rejection(code: "CREDENTIAL_MISMATCH", why: "The custom token corresponds to a different audience or is signed by another key.")
+        }
+        if let keyID, header["kid"] != .string(keyID) {
+            throw .invalid("header kid does not name the service account's key")
         }
 
         if let unknown = payload.keys.sorted().first(where: { !Self.payloadFields.contains($0) }) {
@@ -110,7 +109,7 @@ struct CustomTokenRules: Sendable {
                 false
             }
         }
-        guard !segment.isEmpty, isBase64URL, segment.utf8.count % 4 != 1,
+        guard !segment.isEmpty || name == "signature", isBase64URL, segment.utf8.count % 4 != 1,
             let bytes = Base64URL.decode(String(segment))
         else {
             throw .invalid("the \(name) segment is not unpadded base64url")

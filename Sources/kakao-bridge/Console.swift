@@ -6,6 +6,7 @@ enum Console {
     static func error(_ line: String) { write(line + "\n", to: FileHandle.standardError) }
 
     private static func write(_ text: String, to handle: FileHandle) {
-        handle.write(Data(text.utf8))
+        // `write(contentsOf:)` throws on a closed pipe (`demo | head`) where `write(_:)` would trap.
+        try? handle.write(contentsOf: Data(text.utf8))
     }
 }

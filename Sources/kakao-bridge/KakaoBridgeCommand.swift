@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too.
 @main
@@ -10,7 +11,22 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
             With no subcommand: runs `serve` when a configuration is present (the --config file, default \
             config/bridge.yaml, or BRIDGE_* variables), otherwise the built-in `sandbox`.
             """,
-        subcommands: [Start.self, Serve.self, Sandbox.self, Demo.self, CheckConfig.self],
+        subcommands: [Start.self, Serve.self, Sandbox.self, Demo.self, CheckConfig.self, BenchUpstreams.self],
         defaultSubcommand: Start.self
     )
+
+    static func main() async {
+        // A closed stdout (`kakao-bridge demo | head`) must end the output, not the process.
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

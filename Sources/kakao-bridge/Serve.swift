@@ -5,7 +5,12 @@ import Logging
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the service with the given configuration (contract §5). SIGTERM drains and exits; SIGHUP reloads."
+        abstract: "Run the service with the given configuration (contract §5). SIGTERM drains and exits; SIGHUP reloads.",
+        discussion: """
+            SIGTERM or SIGINT: /readyz turns 503 at once, the listener closes, requests in flight get \
+            server.shutdown_grace_seconds to finish, then the process exits 0. SIGHUP: the configuration file and the \
+            service-account file are read again and swapped in; a bad reload keeps the running state and logs why.
+            """
     )
 
     @OptionGroup var options: ConfigOption
@@ -13,13 +18,13 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let config = try options.load()
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)
-        let app: any ApplicationProtocol
+        let app: BridgeApplication
         do {
             app = try buildApplication(config: config, environment: BridgeEnvironment(logger: logger, configPath: options.config))
         } catch {
             Console.error("kakao-bridge: cannot start: \(error)")
             throw ExitCode(78)
         }
-        try await app.runService()
+        try await app.runUntilTerminated(graceSeconds: config.server.shutdownGraceSeconds)
     }
 }

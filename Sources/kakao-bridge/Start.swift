@@ -17,7 +17,8 @@ struct Start: AsyncParsableCommand {
             try await serve.run()
         } else {
             Console.out("kakao-bridge: no configuration found (\(options.config), BRIDGE_*): starting the built-in sandbox.")
-            try await Sandbox().run()
+            // Parsed, not `Sandbox()`: its options must exist before `run` reads them.
+            try await Sandbox.parse([]).run()
         }
     }
 }

@@ -38,7 +38,9 @@ public struct BridgeAssembly: Sendable {
         func upstream(_ name: Upstream.Name) -> Upstream {
             Upstream(name, http: http, timeout: timeout, maxInFlight: config.upstream.maxInFlight)
         }
-        let kakao = KakaoClient(upstream: upstream(.kakao), baseURL: config.kakao.apiBaseURL, appID: config.kakao.appID)
+        let kakaoClient = KakaoClient(upstream: upstream(.kakao), baseURL: config.kakao.apiBaseURL, appID: config.kakao.appID)
+        let kakao: any KakaoVerifying = config.kakao.cacheSeconds > 0
+            ? KakaoVerificationCache(wrapping: kakaoClient, ttlSeconds: config.kakao.cacheSeconds, clock: clock) : kakaoClient
         let minter = CustomTokenMinter(
             account: account, ttlSeconds: config.firebase.customTokenTTLSeconds,
             tenantID: config.firebase.tenantID, clock: clock

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// Sets `context.clientAddress`. `X-Forwarded-For` is believed only when the socket peer is a trusted proxy; then the

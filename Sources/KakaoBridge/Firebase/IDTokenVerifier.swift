@@ -24,6 +24,11 @@ struct IDTokenVerifier: IDTokenVerifying {
 
     func verify(_ idToken: String, context: CallContext) async throws(Problem) -> VerifiedIDToken {
         guard let parts = JWTEncoding.split(idToken) else {
+            // `alg: none` tokens end in an empty signature segment; name the rule they actually break.
+            let segments = idToken.split(separator: ".", omittingEmptySubsequences: false)
+            if segments.count == 3, !segments[0].isEmpty, segments[2].isEmpty {
+                throw Self.invalid("The ID token is unsigned: alg must be RS256 (alg none is refused).")
+            }
             throw Self.invalid("The ID token is not a JWT: it must be three base64url segments.")
         }
         guard let header = try? JSONCoding.decode(JSONValue.self, from: parts.header), case .object = header else {

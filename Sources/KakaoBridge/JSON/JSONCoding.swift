@@ -7,6 +7,8 @@ enum JSONCoding {
     static let maxDepth = 32
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        if type == JSONValue.self { return try JSONParser.parse(bytes) as! T }
+        if let direct = type as? any JSONValueDecodable.Type { return try direct.init(json: JSONParser.parse(bytes)) as! T }
         let data = Data(bytes)
         guard nestingDepthIsBounded(data) else { throw JSONDepthError() }
         return try JSONDecoder().decode(type, from: data)

@@ -17,50 +17,62 @@ public struct KakaoClient: KakaoVerifying {
         self.retry = retry
     }
 
-    /// Both calls run at once: their latencies overlap instead of adding up.
     public func verify(accessToken: String, context: CallContext) async throws(Problem) -> KakaoUser {
+        try await verifyReportingLifetime(accessToken: accessToken, context: context).user
+    }
+
+    /// Both calls run at once: their latencies overlap instead of adding up.
+    public func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
         let deadline = upstream.deadline()
-        async let infoReply = fetch("/v1/user/access_token_info", accessToken, deadline, context)
-        async let meReply = fetch("/v2/user/me", accessToken, deadline, context)
+        // Sent together and awaited once: no child task per call. Retries, the rare case, follow one call at a time.
+        let first = await upstream.sendAll(
+            [request(Self.tokenInfoPath, accessToken), request(Self.userMePath, accessToken)], deadline: deadline, context: context
+        )
+        let infoReply = { () async throws(Problem) -> HTTPResponse in
+            try await fetch(Self.tokenInfoPath, accessToken, deadline, context, first: classify(first[0]))
+        }
+        let meReply = { () async throws(Problem) -> HTTPResponse in
+            try await fetch(Self.userMePath, accessToken, deadline, context, first: classify(first[1]))
+        }
         let info: KakaoTokenInfo
         let me: KakaoMe
         do {
             // Token info decides first: a dead token is `invalid_kakao_token` whatever the profile call said.
-            info = try decode(KakaoTokenInfo.self, try await infoReply)
+            info = try decode(KakaoTokenInfo.self, try await infoReply())
             if info.app_id != appID { throw Problem.kakaoAppMismatch() }
             if let expiresIn = info.expires_in, expiresIn <= 0 {
                 throw Problem.invalidKakaoToken("The Kakao token has expired.")
             }
-            me = try decode(KakaoMe.self, try await meReply)
+            me = try decode(KakaoMe.self, try await meReply())
         } catch let problem as Problem {
             throw problem
         } catch {
             throw Problem.kakaoUnavailable("Kakao's answer could not be read.")
         }
-        guard info.id > 0, me.id == info.id else {
+        // Kakao ids are positive; anything else is a broken answer, not a verdict on the token.
+        guard info.id > 0, me.id > 0 else { throw Problem.kakaoUnavailable("Kakao's answer carried an impossible user id.") }
+        guard me.id == info.id else {
             throw Problem.invalidKakaoToken("Kakao's token info and profile name different users.")
         }
-        return me.user
+        return VerifiedKakaoToken(user: me.user, expiresIn: info.expires_in)
     }
 
     // MARK: Requests
 
+    static let tokenInfoPath = "/v1/user/access_token_info"
+    static let userMePath = "/v2/user/me"
+
+    private func request(_ path: String, _ token: String) -> HTTPRequest {
+        HTTPRequest(method: .get, url: baseURL + path, headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")])
+    }
+
+    /// The answer to `path`, starting from the verdict on the first attempt and retrying while that is allowed.
     private func fetch(
-        _ path: String, _ token: String, _ deadline: ContinuousClock.Instant, _ context: CallContext
+        _ path: String, _ token: String, _ deadline: ContinuousClock.Instant, _ context: CallContext, first: Verdict
     ) async throws(Problem) -> HTTPResponse {
-        let request = HTTPRequest(
-            method: .get, url: baseURL + path,
-            headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")]
-        )
+        var verdict = first
         var attempt = 0
         while true {
-            let outcome: Result<HTTPResponse, Upstream.Failure>
-            do {
-                outcome = .success(try await upstream.send(request, deadline: deadline, context: context))
-            } catch {
-                outcome = .failure(error)
-            }
-            let verdict = classify(outcome)
             switch verdict {
             case .answer(let response):
                 return response
@@ -69,6 +81,13 @@ public struct KakaoClient: KakaoVerifying {
                       await retry.pause(before: attempt + 1, deadline: deadline) else { throw problem }
                 attempt += 1
             }
+            let outcome: Result<HTTPResponse, Upstream.Failure>
+            do {
+                outcome = .success(try await upstream.send(request(path, token), deadline: deadline, context: context))
+            } catch {
+                outcome = .failure(error)
+            }
+            verdict = classify(outcome)
         }
     }
 

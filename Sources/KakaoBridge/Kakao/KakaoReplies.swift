@@ -37,3 +37,47 @@ struct KakaoMe: Decodable {
 struct KakaoErrorReply: Decodable {
     var code: Int
 }
+
+// Read without `JSONDecoder`: two Kakao answers per login are on the hot path.
+
+extension KakaoTokenInfo: JSONValueDecodable {
+    init(json: JSONValue) throws(JSONValue.Mismatch) {
+        id = try json.required("id", \.int64Value)
+        expires_in = try json.optional("expires_in", \.int64Value)
+        app_id = try json.required("app_id", \.int64Value)
+    }
+}
+
+extension KakaoMe: JSONValueDecodable {
+    init(json: JSONValue) throws(JSONValue.Mismatch) {
+        id = try json.required("id", \.int64Value)
+        kakao_account = try json.member("kakao_account").map { account throws(JSONValue.Mismatch) in try Account(json: account) }
+    }
+}
+
+extension KakaoMe.Account: JSONValueDecodable {
+    init(json: JSONValue) throws(JSONValue.Mismatch) {
+        profile = try json.member("profile").map { profile throws(JSONValue.Mismatch) in try Profile(json: profile) }
+        email = try json.optional("email", \.stringValue)
+        is_email_valid = try json.optional("is_email_valid", \.boolValue)
+        is_email_verified = try json.optional("is_email_verified", \.boolValue)
+    }
+}
+
+extension KakaoMe.Account.Profile: JSONValueDecodable {
+    init(json: JSONValue) throws(JSONValue.Mismatch) {
+        nickname = try json.optional("nickname", \.stringValue)
+        profile_image_url = try json.optional("profile_image_url", \.stringValue)
+    }
+}
+
+extension KakaoErrorReply: JSONValueDecodable {
+    init(json: JSONValue) throws(JSONValue.Mismatch) {
+        guard let code = try json.required("code", \.int64Value).exactInt else { throw JSONValue.Mismatch() }
+        self.code = code
+    }
+}
+
+extension Int64 {
+    fileprivate var exactInt: Int? { Int(exactly: self) }
+}

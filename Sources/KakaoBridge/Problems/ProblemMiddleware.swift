@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Turns every failure below it into the contract's problem body: `Problem`s as they are, Hummingbird's own errors
 /// (no route, body too large) into their §3 rows, and anything else into a logged internal error without details.
@@ -15,6 +16,8 @@ struct ProblemMiddleware: RouterMiddleware {
             return Self.response(for: problem, requestID: context.requestID)
         } catch let error as HTTPError {
             return Self.response(for: Self.problem(for: error), requestID: context.requestID)
+        } catch is NIOTooManyBytesError {
+            return Self.response(for: .payloadTooLarge(limit: RequestLimits.maxBodyBytes), requestID: context.requestID)
         } catch {
             context.logger.error("request failed unexpectedly", metadata: ["error_type": "\(type(of: error))"])
             return Self.response(for: .internalError(), requestID: context.requestID)

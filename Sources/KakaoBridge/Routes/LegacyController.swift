@@ -27,6 +27,6 @@ struct LegacyController {
         guard let token = context.parameters.get("access_token") else { throw Problem.missingToken() }
         try BearerToken.validate(token)
         let minted = try await LoginFlow(state: state).mint(kakaoToken: token, context: context.callContext)
-        return try JSONResponse.ok(Reply(data: [.init(token: minted.customToken, kakao_token: token)]))
+        return JSONResponse.ok(json: Reply(data: [.init(token: minted.customToken, kakao_token: token)]))
     }
 }

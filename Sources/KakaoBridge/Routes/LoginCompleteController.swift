@@ -32,7 +32,7 @@ struct LoginCompleteController {
         let user = try await state.kakao.verify(accessToken: kakaoToken, context: context.callContext)
         let uid = state.config.kakao.uidPrefix + String(user.id)
         guard verified.subject == uid else { throw Problem.tokenMismatch() }
-        return try JSONResponse.ok(Reply(uid: uid, kakao: user, claims: verified.claims))
+        return JSONResponse.ok(json: Reply(uid: uid, kakao: user, claims: verified.claims))
     }
 
     /// `Authorization: Bearer <hook secret>`; anything else, including no header, is `unauthorized` (never `missing_token`:

@@ -20,6 +20,6 @@ struct TokenExchangeController {
         let state = try holder.require()
         let token = try BearerToken.from(request)
         let result = try await LoginFlow(state: state).exchange(kakaoToken: token, context: context.callContext)
-        return try JSONResponse.ok(result)
+        return JSONResponse.ok(json: result)
     }
 }

@@ -16,6 +16,10 @@ public struct CustomTokenMinter: Sendable {
     private let clock: UnixClock
     /// The header never changes for one key, so it is encoded once.
     private let encodedHeader: String
+    /// So does the payload's start (`iss`, `sub`, `aud`); the rest is written per token, without `JSONEncoder`, in the
+    /// order and form `Payload`'s `Encodable` conformance gives.
+    private let payloadPrefix: [UInt8]
+    private let payloadTenant: [UInt8]
 
     public init(account: ServiceAccount, ttlSeconds: Int, tenantID: String?, clock: UnixClock = .system) {
         self.account = account
@@ -24,6 +28,9 @@ public struct CustomTokenMinter: Sendable {
         self.clock = clock
         let header = #"{"alg":"RS256","typ":"JWT","kid":"# + JSONString.quote(account.privateKeyID) + "}"
         self.encodedHeader = Base64URL.encode(Array(header.utf8))
+        let email = JSONString.quote(account.clientEmail)
+        self.payloadPrefix = Array((#"{"iss":"# + email + #","sub":"# + email + #","aud":"# + JSONString.quote(Self.audience) + #","iat":"#).utf8)
+        self.payloadTenant = self.tenantID.map { Array((#","tenant_id":"# + JSONString.quote($0)).utf8) } ?? []
     }
 
     public var ttl: Int { Int(ttlSeconds) }
@@ -48,23 +55,41 @@ public struct CustomTokenMinter: Sendable {
     public func mint(uid: String, kakaoID: Int64) throws(CustomTokenError) -> String {
         guard (1...128).contains(uid.count) else { throw CustomTokenError("uid must be 1 to 128 characters") }
         let now = clock.now()
-        let payload = Payload(
-            iss: account.clientEmail, sub: account.clientEmail, aud: Self.audience, iat: now, exp: now + ttlSeconds,
-            uid: uid, claims: Claims(provider: "kakao", kakao_id: kakaoID), tenant_id: tenantID
-        )
-        let json: Data
-        do {
-            json = try JSONCoding.encode(payload)
-        } catch {
-            throw CustomTokenError("payload encoding failed")
-        }
-        let signingInput = encodedHeader + "." + Base64URL.encode(Array(json))
+        let signingInput = encodedHeader + "." + Base64URL.encode(payloadJSON(uid: uid, kakaoID: kakaoID, now: now))
         do {
             let signature = try account.privateKey.signRS256(Array(signingInput.utf8))
             return signingInput + "." + Base64URL.encode(signature)
         } catch {
             throw CustomTokenError("signing failed: \(error)")
         }
+    }
+}
+
+extension CustomTokenMinter {
+    /// The payload as `JSONCoding.encode(Payload(…))` writes it.
+    func payloadJSON(uid: String, kakaoID: Int64, now: Int64) -> [UInt8] {
+        var json = payloadPrefix
+        json.reserveCapacity(payloadPrefix.count + payloadTenant.count + uid.utf8.count + 96)
+        json.append(contentsOf: String(now).utf8)
+        json.append(contentsOf: #","exp":"#.utf8)
+        json.append(contentsOf: String(now + ttlSeconds).utf8)
+        json.append(contentsOf: #","uid":"#.utf8)
+        json.append(contentsOf: JSONString.quote(uid).utf8)
+        json.append(contentsOf: #","claims":{"provider":"kakao","kakao_id":"#.utf8)
+        json.append(contentsOf: String(kakaoID).utf8)
+        json.append(UInt8(ascii: "}"))
+        json.append(contentsOf: payloadTenant)
+        json.append(UInt8(ascii: "}"))
+        return json
+    }
+
+    /// The `Encodable` form the hand-written payload must equal (tests compare them).
+    func encodedPayload(uid: String, kakaoID: Int64, now: Int64) throws -> [UInt8] {
+        let payload = Payload(
+            iss: account.clientEmail, sub: account.clientEmail, aud: Self.audience, iat: now, exp: now + ttlSeconds,
+            uid: uid, claims: Claims(provider: "kakao", kakao_id: kakaoID), tenant_id: tenantID
+        )
+        return Array(try JSONCoding.encode(payload))
     }
 }
 

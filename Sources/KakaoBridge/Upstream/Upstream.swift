@@ -1,6 +1,5 @@
 import CurlHTTP
 import Foundation
-import Metrics
 
 /// One external system the service calls. Every outbound request goes through `send`, which applies the deadline, the
 /// in-flight bound and the metrics; the per-upstream clients only build requests and read answers.
@@ -25,12 +24,14 @@ public struct Upstream: Sendable {
     let http: CurlHTTPClient
     let timeout: Duration
     private let gate: InFlightGate
+    private let meters: UpstreamMeters
 
     init(_ name: Name, http: CurlHTTPClient, timeout: Duration, maxInFlight: Int) {
         self.name = name
         self.http = http
         self.timeout = timeout
         self.gate = InFlightGate(limit: maxInFlight)
+        self.meters = UpstreamMeters(upstream: name.rawValue)
     }
 
     /// Sends one request that must finish by `deadline` (the caller's budget for this upstream, retries included).
@@ -38,47 +39,77 @@ public struct Upstream: Sendable {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .milliseconds(1) else { throw .timeout }
         guard gate.tryEnter() else {
-            Counter(label: "kakao_bridge_upstream_calls_total", dimensions: [("upstream", name.rawValue), ("outcome", "overloaded")])
-                .increment()
+            meters.count(.overloaded)
             throw .overloaded
         }
         defer { gate.leave() }
-
-        var request = request
-        request.timeout = remaining
-        request.headers.append(("X-Request-ID", context.requestID))
         let start = ContinuousClock.now
-        var outcome = "error"
-        defer {
-            let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            context.timings.add(name.rawValue, milliseconds: milliseconds)
-            Counter(label: "kakao_bridge_upstream_calls_total", dimensions: [("upstream", name.rawValue), ("outcome", outcome)])
-                .increment()
-            Timer(label: "kakao_bridge_upstream_duration_seconds", dimensions: [("upstream", name.rawValue), ("outcome", outcome)])
-                .recordNanoseconds(Int64(milliseconds * 1_000_000))
-        }
+        let outcome: Result<HTTPResponse, HTTPClientError>
         do {
-            let response = try await http.execute(request)
-            outcome = response.status >= 500 ? "5xx" : response.status >= 400 ? "4xx" : "ok"
-            return response
+            outcome = .success(try await http.execute(prepared(request, remaining, context)))
         } catch {
-            switch error.kind {
-            case .timeout:
-                outcome = "timeout"
-                throw .timeout
-            case .responseTooLarge:
-                outcome = "error"
-                throw .unreachable("the answer exceeded the size limit")
-            case .connect:
-                outcome = "error"
-                throw .unreachable("could not connect")
-            default:
-                outcome = "error"
-                throw .unreachable("the transfer failed")
-            }
+            outcome = .failure(error)
         }
+        return try settle(outcome, elapsed: ContinuousClock.now - start, context: context).get()
+    }
+
+    /// Sends the requests at once, each bound as by `send`, and returns every outcome in order: for a caller that needs
+    /// all the answers, one suspension instead of a child task per request.
+    func sendAll(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant, context: CallContext) async -> [Result<HTTPResponse, Failure>] {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .milliseconds(1) else { return requests.map { _ in .failure(.timeout) } }
+        var results = [Result<HTTPResponse, Failure>](repeating: .failure(.overloaded), count: requests.count)
+        var admitted: [Int] = []
+        for index in requests.indices {
+            if gate.tryEnter() { admitted.append(index) } else { meters.count(.overloaded) }
+        }
+        defer { for _ in admitted { gate.leave() } }
+        let start = ContinuousClock.now
+        let completions = await http.execute(all: admitted.map { prepared(requests[$0], remaining, context) })
+        for (index, completion) in zip(admitted, completions) {
+            results[index] = settle(completion.outcome, elapsed: completion.finishedAt - start, context: context)
+        }
+        return results
     }
 
     func deadline() -> ContinuousClock.Instant { ContinuousClock.now.advanced(by: timeout) }
+
+    private func prepared(_ request: HTTPRequest, _ remaining: Duration, _ context: CallContext) -> HTTPRequest {
+        var request = request
+        request.timeout = remaining
+        request.headers.append(("X-Request-ID", context.requestID))
+        return request
+    }
+
+    /// Records the call (access-log timing, count, latency) and maps curl's failure to ours, without secrets.
+    private func settle(
+        _ outcome: Result<HTTPResponse, HTTPClientError>, elapsed: Duration, context: CallContext
+    ) -> Result<HTTPResponse, Failure> {
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        context.timings.add(name.rawValue, milliseconds: milliseconds)
+        let result: Result<HTTPResponse, Failure>
+        let label: UpstreamMeters.Outcome
+        switch outcome {
+        case .success(let response):
+            label = response.status >= 500 ? .serverError : response.status >= 400 ? .clientError : .ok
+            result = .success(response)
+        case .failure(let error):
+            switch error.kind {
+            case .timeout:
+                label = .timeout
+                result = .failure(.timeout)
+            case .responseTooLarge:
+                label = .error
+                result = .failure(.unreachable("the answer exceeded the size limit"))
+            case .connect:
+                label = .error
+                result = .failure(.unreachable("could not connect"))
+            default:
+                label = .error
+                result = .failure(.unreachable("the transfer failed"))
+            }
+        }
+        meters.record(label, nanoseconds: Int64(milliseconds * 1_000_000))
+        return result
+    }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// SIGHUP: reads the configuration file and the service-account file again and swaps the state in one step, so a request
+/// sees either the old state or the new one, never a mix, and none is dropped. A reload that fails keeps the old state.
+struct ReloadService: Service, CustomStringConvertible {
+    let holder: StateHolder
+    let assembly: BridgeAssembly
+    let configPath: String?
+    let logger: Logger
+    /// Settings only read at start-up; a reload that changes them says a restart is needed.
+    let startup: BridgeConfig
+
+    /// ServiceLifecycle logs every service's description; the synthesised one would print the whole configuration,
+    /// secrets included.
+    var description: String { "ReloadService" }
+
+    func run() async throws {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            await reload()
+        }
+    }
+
+    func reload() async {
+        guard let configPath else {
+            logger.warning("reload ignored: the configuration did not come from a file")
+            return
+        }
+        let config: BridgeConfig
+        do {
+            config = try ConfigLoader.load(path: configPath, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            // ConfigError lists key paths and reasons, never values.
+            logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
+            return
+        }
+        let state: BridgeState
+        do {
+            state = try assembly.makeState(config, logger: logger)
+        } catch {
+            logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
+            return
+        }
+        await waitUntilReady(state)
+        holder.replace(state)
+        let restartOnly = Self.restartOnlyChanges(from: startup, to: config)
+        if !restartOnly.isEmpty {
+            logger.warning(
+                "reloaded, but some changes take effect only after a restart",
+                metadata: ["keys": .array(restartOnly.map { .string($0) })]
+            )
+        } else {
+            logger.info("reloaded configuration and service account")
+        }
+    }
+
+    /// A fresh hook verifier has no certificates yet; swapping it in at once would turn `/readyz` 503 for a moment and
+    /// make a load balancer pull this replica. Give the prefetch the upstream deadline to finish first.
+    private func waitUntilReady(_ state: BridgeState) async {
+        guard let idTokens = state.idTokens else { return }
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(max(state.config.upstream.timeoutMS, 1000)))
+        while !idTokens.isReady, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if !idTokens.isReady {
+            logger.warning("reload: Google's certificates are not fetched yet; the hook is not ready until they are")
+        }
+    }
+
+    static func restartOnlyChanges(from old: BridgeConfig, to new: BridgeConfig) -> [String] {
+        var keys: [String] = []
+        if old.server.host != new.server.host { keys.append("server.host") }
+        if old.server.port != new.server.port { keys.append("server.port") }
+        if old.server.shutdownGraceSeconds != new.server.shutdownGraceSeconds { keys.append("server.shutdown_grace_seconds") }
+        if old.log.level != new.log.level { keys.append("log.level") }
+        if old.log.format != new.log.format { keys.append("log.format") }
+        return keys
+    }
+}

@@ -1,0 +1,84 @@
+import CurlHTTP
+import Foundation
+
+/// The parsers that read what strangers send, opened to the libFuzzer targets in `Fuzz/` (and to nothing else: the SPI
+/// keeps them out of the public API). Each takes arbitrary bytes and must return without crashing, hanging or leaking.
+@_spi(Fuzzing) public enum FuzzEntryPoints {
+    /// The ID token path up to the signature: compact-JWS split, header and payload JSON, then the claim rules.
+    public static func idToken(_ bytes: UnsafeRawBufferPointer) {
+        let token = String(decoding: bytes, as: UTF8.self)
+        guard let parts = JWTEncoding.split(token) else { return }
+        _ = try? JSONCoding.decode(JSONValue.self, from: parts.header)
+        guard let payload = try? JSONCoding.decode(JSONValue.self, from: parts.payload) else { return }
+        try? claimsVerifier.checkClaims(payload)
+        _ = payload["sub"]?.stringValue
+        _ = payload["exp"]?.int64Value
+    }
+
+    /// Kakao's three answer shapes and the profile the service builds from `/v2/user/me`.
+    public static func kakaoReplies(_ bytes: UnsafeRawBufferPointer) {
+        _ = try? JSONCoding.decode(KakaoTokenInfo.self, from: bytes)
+        _ = (try? JSONCoding.decode(KakaoMe.self, from: bytes))?.user
+        _ = try? JSONCoding.decode(KakaoErrorReply.self, from: bytes)
+    }
+
+    /// Identity Toolkit's answer (first byte picks the HTTP status), the certificate endpoint's answer and
+    /// `Cache-Control`, and the backend's answer as passed back to the app.
+    public static func googleReplies(_ bytes: UnsafeRawBufferPointer) {
+        let statuses = [200, 400, 403, 429, 500, 503]
+        let status = bytes.first.map { statuses[Int($0) % statuses.count] } ?? 200
+        let body = Array(bytes.dropFirst())
+        _ = try? IdentityToolkitClient.session(from: HTTPResponse(status: status, headers: [], body: body))
+        _ = IdentityToolkitClient.messageCode(String(decoding: body, as: UTF8.self))
+        let cacheControl = String(decoding: body.prefix(64), as: UTF8.self)
+        _ = SecureTokenCertificates.parse(HTTPResponse(status: 200, headers: [(name: "cache-control", value: cacheControl)], body: body))
+        _ = SecureTokenCertificates.maxAge(cacheControl: cacheControl)
+        _ = try? JSONCoding.encode(BackendClient.body(body))
+    }
+
+    /// The configuration loader: YAML, then `BRIDGE_*` overrides taken from the input's last line, then validation.
+    public static func config(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var environment: [String: String] = [:]
+        if let split = text.lastIndex(of: "\n"), let equals = text[split...].firstIndex(of: "=") {
+            let name = text[text.index(after: split)..<equals]
+            environment["BRIDGE_" + name.uppercased()] = String(text[text.index(after: equals)...])
+        }
+        if let config = try? ConfigLoader.parse(yaml: text, environment: environment) {
+            _ = ConfigLoader.validate(config)
+        }
+    }
+
+    /// The JSON reader itself, round-tripped: what it accepts must serialise and read back to the same value.
+    public static func json(_ bytes: UnsafeRawBufferPointer) {
+        guard let value = try? JSONCoding.decode(JSONValue.self, from: bytes),
+              let written = try? JSONCoding.encode(value)
+        else { return }
+        guard let again = try? JSONCoding.decode(JSONValue.self, from: written) else {
+            preconditionFailure("the service cannot read its own JSON")
+        }
+        precondition(again.sameValue(as: value), "JSON round trip changed the value")
+    }
+
+    private static let claimsVerifier = IDTokenVerifier(
+        projectID: "fuzz-project", tenantID: "", clockSkewSeconds: 0, clock: .system,
+        certificates: SecureTokenCertificates(
+            upstream: Upstream(.certificates, http: CurlHTTPClient(), timeout: .seconds(1), maxInFlight: 1),
+            url: "http://127.0.0.1:9/unused"
+        )
+    )
+}
+
+extension JSONValue {
+    /// Equality up to number representation: `1.0` may come back as the integer `1`.
+    fileprivate func sameValue(as other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.int(let a), .double(let b)), (.double(let b), .int(let a)): Double(a) == b
+        case (.double(let a), .double(let b)): a == b || (a.isNaN && b.isNaN)
+        case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.sameValue(as: $1) }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && a.allSatisfy { key, value in b[key].map { value.sameValue(as: $0) } ?? false }
+        default: self == other
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Metrics
+import OpenSSLCrypto
+import Synchronization
+
+/// Trusts a Kakao token that verified successfully for `kakao.cache_seconds` (never past Kakao's own `expires_in`), so the
+/// hook's check right after a token exchange, and an app retrying a login, do not ask Kakao again.
+///
+/// Entries are keyed by the token's SHA-256: a memory dump holds no usable token. Failures are never cached (a token that
+/// Kakao refused a moment ago may be fine after Kakao recovers). Concurrent verifications of one token share one upstream
+/// verification and its outcome (the first caller's: should that caller be cancelled mid-call, the others see the
+/// failure it caused). At most `maxEntries` are kept; past that the oldest entry goes first.
+public final class KakaoVerificationCache: KakaoVerifying {
+    public static let defaultMaxEntries = 100_000
+
+    private let inner: any KakaoVerifying
+    private let ttl: Int64
+    private let maxEntries: Int
+    private let clock: UnixClock
+    private let state = Mutex(State())
+    // Resolved once: looking a metric up in the registry per request costs a lock and a hash of its labels.
+    private let hits = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "hit")])
+    private let misses = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "miss")])
+    private let shared = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "shared")])
+
+    public init(wrapping inner: any KakaoVerifying, ttlSeconds: Int, maxEntries: Int = defaultMaxEntries, clock: UnixClock = .system) {
+        self.inner = inner
+        self.ttl = Int64(max(ttlSeconds, 0))
+        self.maxEntries = max(1, maxEntries)
+        self.clock = clock
+    }
+
+    public func verify(accessToken: String, context: CallContext) async throws(Problem) -> KakaoUser {
+        try await verifyReportingLifetime(accessToken: accessToken, context: context).user
+    }
+
+    public func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
+        let key = TokenDigest(accessToken)
+        let now = clock.now()
+        let plan = state.withLock { state -> Plan in
+            if let entry = state.entries[key] {
+                if now < entry.trustedUntil {
+                    return .cached(VerifiedKakaoToken(user: entry.user, expiresIn: entry.tokenExpiresAt.map { $0 - now }))
+                }
+                state.entries[key] = nil
+            }
+            if state.pending[key] != nil { return .join }
+            state.pending[key] = []
+            return .lead
+        }
+        switch plan {
+        case .cached(let verified):
+            hits.increment()
+            return verified
+        case .join:
+            shared.increment()
+            // `nil`: the verification ended before we could wait for it; its outcome is cached or it failed, so look again.
+            guard let outcome = await join(key) else {
+                return try await verifyReportingLifetime(accessToken: accessToken, context: context)
+            }
+            return try outcome.get()
+        case .lead:
+            misses.increment()
+            let outcome: Result<VerifiedKakaoToken, Problem>
+            do throws(Problem) {
+                outcome = .success(try await inner.verifyReportingLifetime(accessToken: accessToken, context: context))
+            } catch {
+                outcome = .failure(error)
+            }
+            finish(key, outcome)
+            return try outcome.get()
+        }
+    }
+
+    /// Entries currently held, live or expired but not yet dropped (tests, bounds).
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    // MARK: Single flight
+
+    /// The first caller for a token verifies it itself; callers arriving meanwhile wait here for its outcome. No task
+    /// per verification: the leader's own task does the work.
+    private typealias Waiter = CheckedContinuation<Result<VerifiedKakaoToken, Problem>?, Never>
+
+    private enum Plan {
+        case cached(VerifiedKakaoToken)
+        case join
+        case lead
+    }
+
+    private func join(_ key: TokenDigest) async -> Result<VerifiedKakaoToken, Problem>? {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Result<VerifiedKakaoToken, Problem>?, Never>) in
+            let registered = state.withLock { state -> Bool in
+                guard state.pending[key] != nil else { return false }
+                state.pending[key]!.append(waiter)
+                return true
+            }
+            if !registered { waiter.resume(returning: nil) }
+        }
+    }
+
+    private func finish(_ key: TokenDigest, _ outcome: Result<VerifiedKakaoToken, Problem>) {
+        let now = clock.now()
+        let waiters = state.withLock { state -> [Waiter] in
+            let waiters = state.pending.removeValue(forKey: key) ?? []
+            guard case .success(let verified) = outcome, ttl > 0 else { return waiters }
+            var trustedUntil = now + ttl
+            if let expiresIn = verified.expiresIn { trustedUntil = min(trustedUntil, now + expiresIn) }
+            guard trustedUntil > now else { return waiters }
+            state.insert(
+                key, Entry(user: verified.user, trustedUntil: trustedUntil, tokenExpiresAt: verified.expiresIn.map { now + $0 }),
+                now: now, maxEntries: maxEntries
+            )
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    // MARK: Storage
+
+    private struct Entry {
+        var user: KakaoUser
+        var trustedUntil: Int64
+        var tokenExpiresAt: Int64?
+        var serial: UInt64 = 0
+    }
+
+    private struct State {
+        var entries: [TokenDigest: Entry] = [:]
+        /// Insertion order for eviction; `head` is the oldest slot still in use. A slot whose serial no longer matches its
+        /// entry was superseded by a later insertion of the same token and is skipped.
+        var order: [(key: TokenDigest, serial: UInt64)] = []
+        var head = 0
+        var nextSerial: UInt64 = 0
+        /// Tokens being verified right now, with the callers waiting for that verification.
+        var pending: [TokenDigest: [Waiter]] = [:]
+
+        mutating func insert(_ key: TokenDigest, _ entry: Entry, now: Int64, maxEntries: Int) {
+            var entry = entry
+            nextSerial &+= 1
+            entry.serial = nextSerial
+            if entries.updateValue(entry, forKey: key) == nil {
+                dropOldest(now: now, keeping: maxEntries)
+            }
+            order.append((key, nextSerial))
+            compact()
+        }
+
+        /// Every entry lives the same TTL, so the oldest insertions expire first: dropping from the head removes expired
+        /// entries and, past the bound, the oldest live ones.
+        private mutating func dropOldest(now: Int64, keeping maxEntries: Int) {
+            while head < order.count {
+                let (key, serial) = order[head]
+                guard let entry = entries[key], entry.serial == serial else {
+                    head += 1
+                    continue
+                }
+                guard entries.count > maxEntries || entry.trustedUntil <= now else { break }
+                entries[key] = nil
+                head += 1
+            }
+        }
+
+        private mutating func compact() {
+            guard head > 1024, head * 2 > order.count else { return }
+            order.removeFirst(head)
+            head = 0
+        }
+    }
+}
+
+/// SHA-256 of a token as four words: cheap to hash and compare, and not the token.
+struct TokenDigest: Hashable, Sendable {
+    let words: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ token: String) {
+        let digest = SHA256.hash(Array(token.utf8))
+        words = digest.withUnsafeBytes { bytes in
+            (
+                bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+            )
+        }
+    }
+
+    static func == (lhs: TokenDigest, rhs: TokenDigest) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+}

@@ -1,0 +1,88 @@
+/// The hot-path answers written with `JSONWriter`, member for member what their `Encodable` conformances produce.
+
+extension KakaoUser: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("id")
+        writer.int(id)
+        writer.member("nickname", nickname)
+        writer.member("email", email)
+        writer.member("email_verified", emailVerified)
+        writer.member("profile_image_url", profileImageURL)
+        writer.closeObject()
+    }
+}
+
+extension FirebaseSession: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("id_token")
+        writer.string(idToken)
+        writer.key("refresh_token")
+        writer.string(refreshToken)
+        writer.key("expires_in")
+        writer.int(expiresIn)
+        writer.key("is_new_user")
+        writer.bool(isNewUser)
+        writer.closeObject()
+    }
+}
+
+extension LoginResult: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("status")
+        writer.int(status)
+        writer.key("body")
+        writer.value(body)
+        writer.closeObject()
+    }
+}
+
+extension TokenExchangeResponse: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("uid")
+        writer.string(uid)
+        writer.key("custom_token")
+        writer.string(customToken)
+        writer.key("custom_token_expires_in")
+        writer.int(customTokenExpiresIn)
+        writer.key("kakao")
+        kakao.write(to: &writer)
+        writer.member("firebase", firebase)
+        writer.member("login", login)
+        writer.closeObject()
+    }
+}
+
+extension LegacyController.Reply: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("data")
+        writer.openArray()
+        for item in data {
+            writer.openObject()
+            writer.key("token")
+            writer.string(item.token)
+            writer.key("kakao_token")
+            writer.string(item.kakao_token)
+            writer.closeObject()
+        }
+        writer.closeArray()
+        writer.closeObject()
+    }
+}
+
+extension LoginCompleteController.Reply: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("uid")
+        writer.string(uid)
+        writer.key("kakao")
+        kakao.write(to: &writer)
+        writer.key("claims")
+        writer.value(claims)
+        writer.closeObject()
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import StandIns
+
+/// The benchmark's upstreams (scripts/bench/run): the stand-ins in a process of their own, so that the service under load
+/// is measured alone. Writes the tokens and ready-made configurations into `--out`, then serves until SIGTERM or SIGINT.
+struct BenchUpstreams: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-upstreams",
+        abstract: "Run the stand-ins for the benchmark (scripts/bench/run) until SIGTERM.",
+        shouldDisplay: false
+    )
+
+    static let appID: Int64 = 424242
+    static let apiKey = "bench-web-api-key"
+
+    @Option(help: "Directory for tokens.txt, bridge.yaml, bridge-hook.yaml, hook-secret.txt and the service account.")
+    var out: String
+
+    @Option(help: "Kakao users, one valid token each.")
+    var users = 20_000
+
+    @Option(name: .customLong("kakao-delay-ms"), help: "Every Kakao answer waits this long first.")
+    var kakaoDelayMS = 0
+
+    @Option(help: "The port the service will listen on (written into the configurations).")
+    var port = 18080
+
+    func validate() throws {
+        guard (1...1_000_000).contains(users) else { throw ValidationError("--users must be 1 to 1,000,000") }
+        guard (0...10_000).contains(kakaoDelayMS) else { throw ValidationError("--kakao-delay-ms must be 0 to 10,000") }
+    }
+
+    func run() async throws {
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let account = try SandboxServiceAccount.generate(projectID: "kakao-bridge-bench")
+        let keys = try SecureTokenKeys()
+        let kakao = KakaoStandIn(appID: Self.appID)
+        if kakaoDelayMS > 0 { kakao.setFault(.delay(.milliseconds(kakaoDelayMS)), endpoint: .both) }
+        let certificates = CertificatesStandIn(keys: keys)
+        let identityToolkit = IdentityToolkitStandIn(
+            apiKey: Self.apiKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
+            serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID, keys: keys
+        )
+        let backend = BackendStandIn()
+        let servers = [
+            try await kakao.start(), try await certificates.start(), try await identityToolkit.start(), try await backend.start(),
+        ]
+
+        var tokens = ""
+        tokens.reserveCapacity(users * 56)
+        for index in 0..<users {
+            let id = Int64(3_000_000_000) + Int64(index)
+            tokens += kakao.issueToken(for: KakaoUser(
+                id: id, nickname: "user\(index)", email: "user\(index)@example.com",
+                profileImageURL: "https://k.kakaocdn.net/dn/\(index)/img_640x640.jpg"
+            )) + "\n"
+        }
+        let secret = "bench-hook-" + UUID().uuidString
+        let accountFile = directory.appendingPathComponent("service-account.json")
+        try Data(account.json().utf8).write(to: accountFile)
+        try Data(tokens.utf8).write(to: directory.appendingPathComponent("tokens.txt"))
+        try Data(secret.utf8).write(to: directory.appendingPathComponent("hook-secret.txt"))
+
+        let common = Self.yaml(
+            port: port, kakao: servers[0].baseURL, certificates: CertificatesStandIn.url(on: servers[1]),
+            identityToolkit: servers[2].baseURL, accountFile: accountFile.path
+        )
+        try write(common, "bridge-hook.yaml", in: directory, extra: """
+            firebase_web_api_key: \(Self.apiKey)
+            hook_secret: \(secret)
+            """)
+        try write(common, "bridge-full.yaml", in: directory, extra: """
+            firebase_web_api_key: \(Self.apiKey)
+            hook_secret: \(secret)
+            backend_url: \(BackendStandIn.url(on: servers[3]))
+            """)
+        backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret)
+        // Written last: the script waits for this file.
+        try write(common, "bridge.yaml", in: directory, extra: "")
+
+        await Self.waitForTermination()
+        for server in servers { await server.stop() }
+    }
+
+    /// Steps 2–3 only; the `extra` lines (web API key, hook secret, backend) fill the placeholders below.
+    private static func yaml(port: Int, kakao: String, certificates: String, identityToolkit: String, accountFile: String) -> String {
+        """
+        # Written by `kakao-bridge bench-upstreams`: the service against the benchmark's stand-ins.
+        server:
+          host: 127.0.0.1
+          port: \(port)
+          shutdown_grace_seconds: 1
+        kakao:
+          app_id: \(appID)
+          api_base_url: \(kakao)
+        firebase:
+          service_account_file: \(accountFile)
+          identity_toolkit_url: \(identityToolkit)
+          securetoken_certs_url: \(certificates)
+          web_api_key: "{firebase_web_api_key}"
+        backend:
+          login_complete_url: "{backend_url}"
+        hook:
+          secret: "{hook_secret}"
+        rate_limit:
+          per_client_per_minute: 0
+        log:
+          level: warning
+
+        """
+    }
+
+    private func write(_ template: String, _ name: String, in directory: URL, extra: String) throws {
+        var values: [String: String] = [:]
+        for line in extra.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        var text = template
+        for placeholder in ["firebase_web_api_key", "hook_secret", "backend_url"] {
+            text = text.replacingOccurrences(of: "{\(placeholder)}", with: values[placeholder] ?? "")
+        }
+        let final = directory.appendingPathComponent(name)
+        let temporary = directory.appendingPathComponent(name + ".tmp")
+        try Data(text.utf8).write(to: temporary)
+        guard rename(temporary.path, final.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    private static func waitForTermination() async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { continuation.finish() }
+            source.resume()
+            sources.append(source)
+        }
+        for await _ in stream {}
+        sources.forEach { $0.cancel() }
+    }
+}

@@ -1,0 +1,217 @@
+import CurlHTTP
+import Foundation
+import KakaoBridge
+import StandIns
+
+/// The demo's script: plays the app against a running sandbox, prints each of the six steps with what the stand-ins
+/// saw, and records every step that did not behave. Every token goes through `TokenDisplay` before it is printed.
+struct DemoWalk {
+    let world: SandboxWorld
+    let bridgeURL: String
+    let http: CurlHTTPClient
+    private(set) var failures: [String] = []
+
+    init(world: SandboxWorld, bridgeURL: String, http: CurlHTTPClient) {
+        self.world = world
+        self.bridgeURL = bridgeURL
+        self.http = http
+    }
+
+    /// One bridge answer: status, JSON body when there is one, and the raw text for anything else.
+    struct Answer {
+        var status: Int
+        var json: [String: Any]?
+        var text: String
+    }
+
+    mutating func run() async {
+        let upstreams = world.upstreams
+        Console.out("kakao-bridge demo: the sandbox runs in this process. Bridge \(bridgeURL); stand-ins for Kakao "
+            + "\(upstreams.kakaoBaseURL), Identity Toolkit \(upstreams.identityToolkitBaseURL), certificates "
+            + "\(upstreams.certificatesServer.baseURL), backend \(upstreams.backendServer.baseURL).")
+        Console.out("")
+        await walkSixSteps()
+        await refused(
+            "a token issued to another Kakao app (app \(SandboxWorld.otherAppID))",
+            token: world.tokens.otherApp, expecting: "kakao_app_mismatch"
+        )
+        await refused("an expired token", token: world.tokens.expired, expecting: "invalid_kakao_token")
+    }
+
+    // MARK: The six steps
+
+    private mutating func walkSixSteps() async {
+        let user = SandboxWorld.validUser
+        let token = world.tokens.valid
+        let kakao = world.upstreams.kakao
+        let identityToolkit = world.upstreams.identityToolkit
+        let backend = world.upstreams.backend
+
+        heading(1, "the app holds a Kakao access token (Kakao Login on the phone)")
+        detail("kakao token", "\(TokenDisplay.shorten(token))   user \(user.id) of Kakao app \(world.config.kakao.appID)")
+        passed()
+
+        let tokenInfoBefore = kakao.tokenInfoCalls
+        let userMeBefore = kakao.userMeCalls
+        let acceptedBefore = identityToolkit.acceptedTokens
+        backend.resetCounters()
+
+        heading(2, "the app calls GET /v1/token-exchange; the bridge verifies the token with Kakao")
+        detail("request", "GET \(bridgeURL)/v1/token-exchange   Authorization: Bearer \(TokenDisplay.shorten(token))")
+        guard let answer = await get("/v1/token-exchange", token: token) else {
+            fail(2, "GET /v1/token-exchange did not answer")
+            notReached(from: 3)
+            return
+        }
+        let tokenInfoCalls = kakao.tokenInfoCalls - tokenInfoBefore
+        let userMeCalls = kakao.userMeCalls - userMeBefore
+        detail("answer", "\(answer.status)")
+        detail("asked Kakao", "GET /v1/user/access_token_info ×\(tokenInfoCalls) (whose token, which app), GET /v2/user/me ×\(userMeCalls) (the profile)")
+        guard answer.status == 200, let body = answer.json else {
+            detail("problem", TokenDisplay.redact(answer.text))
+            if let hookStatus = backend.lastHookStatus {
+                detail("hook", "the backend's POST /v1/login-complete was answered \(hookStatus)")
+            }
+            fail(2, "GET /v1/token-exchange answered \(answer.status) \(answer.json?["code"] as? String ?? "") instead of 200")
+            notReached(from: 3)
+            return
+        }
+        let profile = body["kakao"] as? [String: Any]
+        detail("verified profile", profile.map(TokenDisplay.json) ?? "(none)")
+        if (profile?["id"] as? NSNumber)?.int64Value == user.id, tokenInfoCalls >= 1, userMeCalls >= 1 {
+            passed()
+        } else {
+            fail(2, "expected Kakao to be asked (token info and profile) and the profile of user \(user.id)")
+        }
+
+        let uid = body["uid"] as? String ?? ""
+        heading(3, "the bridge mints a Firebase custom token for uid \(uid)")
+        let customToken = body["custom_token"] as? String ?? ""
+        detail("custom_token", "\(TokenDisplay.shorten(customToken))   expires in \(body["custom_token_expires_in"] ?? "?") s")
+        if let decoded = TokenDisplay.decodeJWT(customToken) {
+            detail("header", TokenDisplay.json(decoded.header))
+            detail("claims", TokenDisplay.json(decoded.claims))
+            let expectedUID = world.config.kakao.uidPrefix + String(user.id)
+            if decoded.header["alg"] as? String == "RS256", decoded.claims["uid"] as? String == expectedUID, uid == expectedUID {
+                passed()
+            } else {
+                fail(3, "expected an RS256 custom token for uid \(expectedUID)")
+            }
+        } else {
+            fail(3, "custom_token is not a JWT")
+        }
+
+        let accepted = identityToolkit.acceptedTokens - acceptedBefore
+        heading(4, "the bridge exchanges the custom token at Identity Toolkit (accounts:signInWithCustomToken)")
+        detail("request", "POST \(world.upstreams.identityToolkitBaseURL)\(IdentityToolkitStandIn.path)?key=…   {\"token\": custom_token, \"returnSecureToken\": true}")
+        detail("Identity Toolkit", "checked the custom token as Google does (signature, iss/sub, aud, exp): accepted \(accepted)")
+        if accepted == 1 {
+            passed()
+        } else {
+            fail(4, "expected Identity Toolkit to accept exactly one custom token, it accepted \(accepted)"
+                + (identityToolkit.lastRejection.map { " (last rejection: \($0))" } ?? ""))
+        }
+
+        heading(5, "Identity Toolkit answers with a Firebase session")
+        let firebase = body["firebase"] as? [String: Any]
+        let idToken = firebase?["id_token"] as? String ?? ""
+        let expiresIn = (firebase?["expires_in"] as? NSNumber)?.intValue ?? 0
+        let isNewUser = firebase?["is_new_user"] as? Bool
+        detail("id_token", "\(TokenDisplay.shorten(idToken))   expires_in \(expiresIn)   is_new_user \(isNewUser.map { "\($0)" } ?? "?")")
+        if let refresh = firebase?["refresh_token"] as? String {
+            detail("refresh_token", TokenDisplay.shorten(refresh))
+        }
+        if let claims = TokenDisplay.decodeJWT(idToken)?.claims {
+            detail("ID token claims", TokenDisplay.json(claims))
+        }
+        if !idToken.isEmpty, expiresIn > 0, isNewUser != nil {
+            passed()
+        } else {
+            fail(5, "expected firebase.id_token, a positive expires_in and is_new_user")
+        }
+
+        heading(6, "the bridge completes the login at the backend, which confirms the user through the bridge's hook")
+        detail("request", "POST \(world.upstreams.backendURL)   {\"kakao_token\": \(TokenDisplay.shorten(token)), \"token\": \(TokenDisplay.shorten(idToken))}")
+        let login = body["login"] as? [String: Any]
+        detail("backend answered", login.map(TokenDisplay.json) ?? "(no `login` in the answer)")
+        let hookStatus = backend.lastHookStatus
+        let hookAnswer = backend.lastHookAnswer
+        detail(
+            "hook",
+            "backend -> POST \(bridgeURL)/v1/login-complete -> \(hookStatus.map { "\($0)" } ?? "no answer")   "
+                + TokenDisplay.redact(hookAnswer?.serializedString ?? "")
+        )
+        if (login?["status"] as? NSNumber)?.intValue == 200, hookStatus == 200, hookAnswer?["uid"]?.stringValue == uid {
+            passed()
+        } else {
+            fail(6, "expected the backend to answer 200 after the hook (POST /v1/login-complete) confirmed uid \(uid); "
+                + "the hook answered \(hookStatus.map { "\($0)" } ?? "nothing")")
+        }
+    }
+
+    // MARK: The refusals
+
+    private mutating func refused(_ what: String, token: String, expecting code: String) async {
+        Console.out("Refused: \(what)")
+        detail("request", "GET \(bridgeURL)/v1/token-exchange   Authorization: Bearer \(TokenDisplay.shorten(token))")
+        guard let answer = await get("/v1/token-exchange", token: token) else {
+            failures.append("refusal (\(what)): the bridge did not answer")
+            Console.out("")
+            return
+        }
+        let answered = answer.json?["code"] as? String
+        detail("answer", "\(answer.status) \(answered ?? "")")
+        detail("problem", answer.json.map(TokenDisplay.json) ?? TokenDisplay.redact(answer.text))
+        if answer.status == 401, answered == code {
+            Console.out("        ok: refused with 401 \(code)")
+        } else {
+            Console.out("        FAILED")
+            failures.append("refusal (\(what)): expected 401 \(code), got \(answer.status) \(answered ?? "")")
+        }
+        Console.out("")
+    }
+
+    // MARK: Plumbing
+
+    private mutating func get(_ path: String, token: String) async -> Answer? {
+        let request = CurlHTTP.HTTPRequest(
+            method: .get, url: bridgeURL + path, headers: [("Authorization", "Bearer " + token)], timeout: .seconds(20)
+        )
+        do {
+            let response = try await http.execute(request)
+            let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+            return Answer(status: response.status, json: json, text: String(decoding: response.body, as: UTF8.self))
+        } catch {
+            failures.append("\(path): \(error)")
+            return nil
+        }
+    }
+
+    private func heading(_ step: Int, _ title: String) {
+        Console.out("Step \(step)  \(title)")
+    }
+
+    private func detail(_ label: String, _ value: String) {
+        let padded = label.count < 17 ? label + String(repeating: " ", count: 17 - label.count) : label + " "
+        Console.out("        " + padded + value)
+    }
+
+    private func passed() {
+        Console.out("        ok")
+        Console.out("")
+    }
+
+    private mutating func fail(_ step: Int, _ why: String) {
+        Console.out("        FAILED: \(why)")
+        Console.out("")
+        failures.append("step \(step): \(why)")
+    }
+
+    private mutating func notReached(from step: Int) {
+        for later in step...6 {
+            Console.out("Step \(later)  not reached")
+            failures.append("step \(later): not reached")
+        }
+        Console.out("")
+    }
+}

@@ -1,0 +1,51 @@
+import KakaoBridge
+import StandIns
+
+/// What `sandbox` prints once the bridge listens: where everything is, the tokens, and commands to paste.
+/// Full tokens on purpose: they only work against this process's stand-ins, and the curl lines need them.
+enum SandboxBanner {
+    static func lines(world: SandboxWorld, port: Int) -> [String] {
+        let bridge = world.bridgeURL(port: port)
+        let upstreams = world.upstreams
+        let tokens = world.tokens
+        let config = world.config
+        let user = SandboxWorld.validUser
+        let exchange = "\(bridge)/v1/token-exchange"
+        let hook = "\(bridge)/v1/login-complete"
+        return [
+            "kakao-bridge sandbox: the bridge listens on \(bridge) with all six steps on; Kakao, Google and the backend are local stand-ins.",
+            "",
+            "  bridge            \(bridge)   (config: \(world.defaultsSource) + generated values)",
+            "  Kakao API         \(upstreams.kakaoBaseURL)   (app id \(config.kakao.appID))",
+            "  Identity Toolkit  \(upstreams.identityToolkitBaseURL)   (web API key \(upstreams.webAPIKey))",
+            "  certificates      \(upstreams.certificatesURL)",
+            "  backend           \(upstreams.backendURL)   (confirms every login through the bridge's hook)",
+            "  service account   \(world.serviceAccountFile)   (generated: \(upstreams.account.clientEmail))",
+            "",
+            "Sandbox Kakao tokens (good for this run only):",
+            "  valid      \(tokens.valid)   user \(user.id) \"\(user.nickname ?? "")\", \(user.email ?? "") (verified)",
+            "  other app  \(tokens.otherApp)   issued to Kakao app \(SandboxWorld.otherAppID): refused, 401 kakao_app_mismatch",
+            "  expired    \(tokens.expired)   refused, 401 invalid_kakao_token",
+            "",
+            "Hook secret (backend -> POST /v1/login-complete): \(world.hookSecret)",
+            "",
+            "Try it:",
+            "  # steps 2-6: Kakao verifies, the bridge mints, Identity Toolkit signs in, the backend completes the login",
+            "  curl -s -H 'Authorization: Bearer \(tokens.valid)' \(exchange)",
+            "  # the legacy route apps in the field call (steps 2-3)",
+            "  curl -s \(bridge)/v1/kakao/\(tokens.valid)",
+            "  # refused: another app's token, an expired token",
+            "  curl -s -H 'Authorization: Bearer \(tokens.otherApp)' \(exchange)",
+            "  curl -s -H 'Authorization: Bearer \(tokens.expired)' \(exchange)",
+            "  # the hook, as the backend calls it: first take an ID token from a token exchange (needs jq), then confirm the user",
+            "  ID_TOKEN=$(curl -s -H 'Authorization: Bearer \(tokens.valid)' \(exchange) | jq -r .firebase.id_token)",
+            "  curl -s -X POST -H 'Authorization: Bearer \(world.hookSecret)' -H 'Content-Type: application/json' "
+                + "-d '{\"kakao_token\":\"\(tokens.valid)\",\"token\":\"'\"$ID_TOKEN\"'\"}' \(hook)",
+            "  # health",
+            "  curl -s \(bridge)/readyz",
+            "",
+            "Ctrl-C stops the bridge, then the stand-ins. `kakao-bridge demo` walks the six steps for you.",
+            "",
+        ]
+    }
+}

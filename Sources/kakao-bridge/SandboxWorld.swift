@@ -1,0 +1,137 @@
+import Foundation
+import KakaoBridge
+import Logging
+import StandIns
+
+/// The sandbox's three Kakao tokens: one that goes through all six steps and two the bridge must refuse.
+struct SandboxTokens: Sendable {
+    var valid: String
+    var otherApp: String
+    var expired: String
+}
+
+/// The loopback stand-ins, a generated service account and a bridge configuration pointing at them, with all six steps
+/// on. `sandbox` and `demo` share it so the demo proves exactly what the sandbox serves.
+final class SandboxWorld: Sendable {
+    struct Options: Sendable {
+        var defaultsPath = SandboxDefaults.path
+        var host: String?
+        var port: Int?
+    }
+
+    static let otherAppID: Int64 = 100_002
+    static let webAPIKey = "sandbox-web-api-key"
+    static let validUser = StandIns.KakaoUser(
+        id: 4_242_000_001, nickname: "Ryan", email: "ryan@example.com", isEmailValid: true, isEmailVerified: true,
+        profileImageURL: "https://k.kakaocdn.net/dn/sandbox/img_640x640.jpg"
+    )
+    static let otherAppUser = StandIns.KakaoUser(id: 4_242_000_002, nickname: "Apeach")
+    static let expiredUser = StandIns.KakaoUser(id: 4_242_000_003, nickname: "Muzi")
+
+    let upstreams: SandboxUpstreams
+    let config: BridgeConfig
+    let tokens: SandboxTokens
+    /// Where the non-generated settings came from, for the banner.
+    let defaultsSource: String
+    let serviceAccountFile: String
+    private let directory: URL
+
+    private init(
+        upstreams: SandboxUpstreams, config: BridgeConfig, tokens: SandboxTokens, defaultsSource: String,
+        serviceAccountFile: String, directory: URL
+    ) {
+        self.upstreams = upstreams
+        self.config = config
+        self.tokens = tokens
+        self.defaultsSource = defaultsSource
+        self.serviceAccountFile = serviceAccountFile
+        self.directory = directory
+    }
+
+    var hookSecret: String { config.hook.secret }
+
+    /// Generates the key and secrets, starts the stand-ins and issues the tokens; the bridge itself is started by the caller.
+    static func start(_ options: Options) async throws -> SandboxWorld {
+        let account = try SandboxServiceAccount.generate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-sandbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            let accountFile = directory.appendingPathComponent("service-account.json").path
+            guard FileManager.default.createFile(atPath: accountFile, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw SandboxFailure("cannot write the generated service-account key to \(accountFile)")
+            }
+            var generated = [
+                "BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE": accountFile,
+                "BRIDGE_FIREBASE_WEB_API_KEY": webAPIKey,
+                "BRIDGE_HOOK_SECRET": randomHex(bytes: 32),
+            ]
+            if let host = options.host { generated["BRIDGE_SERVER_HOST"] = host }
+            if let port = options.port { generated["BRIDGE_SERVER_PORT"] = String(port) }
+            let loaded = try SandboxDefaults.load(path: options.defaultsPath, generated: generated)
+            var config = loaded.config
+
+            let upstreams = try await SandboxUpstreams.start(appID: config.kakao.appID, webAPIKey: webAPIKey, account: account)
+            config.kakao.apiBaseURL = upstreams.kakaoBaseURL
+            config.firebase.identityToolkitURL = upstreams.identityToolkitBaseURL
+            config.firebase.securetokenCertsURL = upstreams.certificatesURL
+            config.backend.loginCompleteURL = upstreams.backendURL
+
+            let kakao = upstreams.kakao
+            let expired = kakao.issueToken(for: expiredUser)
+            kakao.expire(expired)
+            let tokens = SandboxTokens(
+                valid: kakao.issueToken(for: validUser),
+                otherApp: kakao.issueToken(for: otherAppUser, appID: otherAppID),
+                expired: expired
+            )
+            return SandboxWorld(
+                upstreams: upstreams, config: config, tokens: tokens, defaultsSource: loaded.source,
+                serviceAccountFile: accountFile, directory: directory
+            )
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    /// The real service, as `serve` builds it. Once it listens, the backend stand-in is pointed at its hook (only then is
+    /// the port known) and `onListening` runs.
+    func makeApplication(logger: Logger, onListening: @escaping @Sendable (Int) async -> Void) throws -> BridgeApplication {
+        let backend = upstreams.backend
+        let secret = hookSecret
+        let host = Self.connectableHost(config.server.host)
+        let environment = BridgeEnvironment(logger: logger) { port in
+            backend.configureHook(url: "http://\(host):\(port)/v1/login-complete", secret: secret)
+            await onListening(port)
+        }
+        return try buildApplication(config: config, environment: environment)
+    }
+
+    func bridgeURL(port: Int) -> String {
+        "http://\(Self.connectableHost(config.server.host)):\(port)"
+    }
+
+    func stop() async {
+        await upstreams.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A wildcard listen address is not somewhere to send requests; loopback reaches it.
+    static func connectableHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0", "", "*": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        default: host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        }
+    }
+
+    private static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+}
+
+struct SandboxFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,254 @@
+import CurlHTTP
+import Foundation
+import StandIns
+import Synchronization
+import Testing
+
+/// The built `kakao-bridge` executable, run as a person runs it: exit codes, stdout, signals.
+@Suite("Command line (CONTRACT §6)", .serialized)
+struct CLITests {
+    @Test func demoWalksAllSixStepsAndBothRefusalsWithoutPrintingAToken() async throws {
+        // Generous: alone the demo takes about a second, but the whole suite shares two cores with it.
+        let run = try await CLIProcess.run(["demo"], timeout: .seconds(300))
+        #expect(run.status == 0, "demo failed:\n\(run.stdout)\n\(run.stderr)")
+        for step in 1...6 {
+            #expect(run.stdout.contains("Step \(step) "), "step \(step) missing from:\n\(run.stdout)")
+        }
+        #expect(!run.stdout.contains("FAILED"))
+        #expect(!run.stdout.contains("not reached"))
+        #expect(run.stdout.contains("Refused: a token issued to another Kakao app"))
+        #expect(run.stdout.contains("Refused: an expired token"))
+        #expect(run.stdout.contains("401 kakao_app_mismatch"))
+        #expect(run.stdout.contains("401 invalid_kakao_token"))
+        #expect(run.stdout.contains("demo: all six steps and both refusals behaved as expected."))
+        let tokenLike = try Regex("[A-Za-z0-9_-]{40,}")
+        let printed = run.stdout + run.stderr
+        let leaks = printed.matches(of: tokenLike).map { String(printed[$0.range]) }
+        #expect(leaks.isEmpty, "token-like runs printed: \(leaks)")
+    }
+
+    @Test func checkConfigListsEveryProblemAndExits78() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("bad.yaml", """
+            server:
+              port: 70000
+            kakao:
+              app_id: -5
+              colour: blue
+            log:
+              level: loud
+            """)
+        let run = try await CLIProcess.run(["check-config", "--config", file], timeout: .seconds(30))
+        #expect(run.status == 78)
+        for problem in ["server.port", "kakao.app_id", "colour", "log.level", "firebase.service_account_file"] {
+            #expect(run.stderr.contains(problem), "\(problem) not listed in:\n\(run.stderr)")
+        }
+    }
+
+    @Test func checkConfigRefusesAMissingServiceAccountFile() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("bridge.yaml", """
+            kakao:
+              app_id: 42
+            firebase:
+              service_account_file: \(directory.path)/missing.json
+            """)
+        let run = try await CLIProcess.run(["check-config", "--config", file], timeout: .seconds(30))
+        #expect(run.status == 78)
+        #expect(run.stderr.contains("firebase.service_account_file"))
+    }
+
+    @Test func checkConfigAcceptsAGoodConfiguration() async throws {
+        let directory = try TemporaryDirectory()
+        let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
+        let file = try directory.write("bridge.yaml", """
+            kakao:
+              app_id: 42
+            firebase:
+              service_account_file: \(account)
+            """)
+        let run = try await CLIProcess.run(["check-config", "--config", file], timeout: .seconds(30))
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("is valid"))
+    }
+
+    @Test func sandboxServesThePrintedCurlLineAndStopsOnSIGTERM() async throws {
+        let sandbox = try CLIProcess.start(["sandbox", "--port", "0"])
+        defer { sandbox.kill() }
+        let curl = try await sandbox.waitForLine(timeout: .seconds(180)) {
+            $0.hasPrefix("  curl -s -H 'Authorization: Bearer ") && $0.hasSuffix("/v1/token-exchange")
+        }
+        // `  curl -s -H 'Authorization: Bearer <token>' http://127.0.0.1:<port>/v1/token-exchange`
+        let quoted = curl.split(separator: "'")
+        try #require(quoted.count == 3)
+        let authorization = quoted[1].split(separator: " ", maxSplits: 1)
+        let url = quoted[2].trimmingCharacters(in: .whitespaces)
+        try #require(authorization.count == 2 && authorization[0] == "Authorization:")
+        let bearer = String(authorization[1].dropFirst("Bearer ".count))
+
+        let http = CurlHTTPClient()
+        defer { http.shutdown() }
+        let response = try await http.execute(CurlHTTP.HTTPRequest(
+            method: .get, url: url, headers: [("Authorization", "Bearer " + bearer)], timeout: .seconds(20)
+        ))
+        let body = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 200, "\(body)")
+        #expect(body.contains("\"id_token\""))
+        #expect(body.contains("\"login\""))
+
+        // A second sandbox on the same port explains what to do instead of a stack of NIO errors.
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init))
+        let second = try await CLIProcess.run(["sandbox", "--port", port], timeout: .seconds(180))
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("already in use") && second.stderr.contains("--port"), "\(second.stderr)")
+
+        let (status, took) = try await sandbox.terminate(waitingUpTo: .seconds(60))
+        #expect(status == 0, "sandbox exited \(status):\n\(sandbox.stdout)\n\(sandbox.stderr)")
+        #expect(took < .seconds(5), "the sandbox took \(took) to stop after SIGTERM")
+        #expect(sandbox.stdout.contains("kakao-bridge sandbox: stopped."))
+    }
+}
+
+// MARK: Running the executable
+
+/// One run of the built executable with the package root as working directory (where `config/sandbox.yaml` is) and no
+/// `BRIDGE_*` variables from the test's own environment.
+final class CLIProcess: Sendable {
+    struct Finished {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    private let process: Process
+    private let output = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
+    /// Status and instant of the exit, taken on Foundation's thread: the test's own tasks may be slow to notice it.
+    private let exit = Mutex<(status: Int32, at: ContinuousClock.Instant)?>(nil)
+
+    private init(process: Process) { self.process = process }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Beside the test bundle (same build directory and configuration), else `.build/debug`.
+    static var executable: URL {
+        get throws {
+            var candidates: [URL] = []
+            if let path = Bundle.main.executablePath {
+                candidates.append(URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("kakao-bridge"))
+            }
+            candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("kakao-bridge"))
+            candidates.append(packageRoot.appendingPathComponent(".build/debug/kakao-bridge"))
+            guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                throw CLIError("kakao-bridge executable not found; looked at \(candidates.map(\.path))")
+            }
+            return found
+        }
+    }
+
+    static func start(_ arguments: [String]) throws -> CLIProcess {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BRIDGE_") }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        let run = CLIProcess(process: process)
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            run.output.withLock { $0.stdout.append(data) }
+        }
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            run.output.withLock { $0.stderr.append(data) }
+        }
+        process.terminationHandler = { finished in
+            let at = ContinuousClock.now
+            run.exit.withLock { $0 = (finished.terminationStatus, at) }
+        }
+        try process.run()
+        return run
+    }
+
+    static func run(_ arguments: [String], timeout: Duration) async throws -> Finished {
+        let run = try start(arguments)
+        guard let status = await run.waitForExit(timeout: timeout) else {
+            run.kill()
+            throw CLIError("kakao-bridge \(arguments.joined(separator: " ")) did not finish within \(timeout):\n\(run.stdout)\n\(run.stderr)")
+        }
+        return Finished(status: status, stdout: run.stdout, stderr: run.stderr)
+    }
+
+    var stdout: String { String(decoding: output.withLock { $0.stdout }, as: UTF8.self) }
+    var stderr: String { String(decoding: output.withLock { $0.stderr }, as: UTF8.self) }
+
+    /// Polls: the process's output arrives on Foundation's own threads.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = exit.withLock({ $0?.status }) {
+                // Let the pipes drain what the process wrote just before exiting.
+                try? await Task.sleep(for: .milliseconds(200))
+                return status
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    func waitForLine(timeout: Duration, where matches: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = stdout.split(separator: "\n").map(String.init).first(where: matches) { return line }
+            if let status = exit.withLock({ $0?.status }) {
+                throw CLIError("exited \(status) before printing the line:\n\(stdout)\n\(stderr)")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw CLIError("the line did not appear within \(timeout):\n\(stdout)\n\(stderr)")
+    }
+
+    /// SIGTERM, then the exit status and how long the process took to exit.
+    func terminate(waitingUpTo timeout: Duration) async throws -> (status: Int32, took: Duration) {
+        let sent = ContinuousClock.now
+        process.terminate()
+        guard await waitForExit(timeout: timeout) != nil, let exit = exit.withLock({ $0 }) else {
+            throw CLIError("still running \(timeout) after SIGTERM")
+        }
+        return (exit.status, sent.duration(to: exit.at))
+    }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A scratch directory removed when the test's value goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ contents: String) throws -> String {
+        let file = path + "/" + name
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}

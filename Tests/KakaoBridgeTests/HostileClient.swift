@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs blocking socket work on a thread of its own: blocking the few threads of Swift's cooperative pool would stall every
+/// bridge in the test process, whose handlers run there.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// A TCP client that sends whatever bytes a hostile client would (invalid UTF-8, oversized heads, lies in
+/// `Content-Length`), which no well-behaved HTTP client library lets a test do.
+struct HostileClient: Sendable {
+    let fd: Int32
+
+    struct Answer: @unchecked Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+
+        /// The contract's problem shape, as far as a raw reader can check it.
+        var isProblem: Bool {
+            headers["content-type"] == "application/problem+json" && json?["status"] as? Int == status
+                && json?["code"] is String && json?["request_id"] as? String == headers["x-request-id"]
+                && json?["type"] is String && json?["title"] is String && json?["detail"] is String
+        }
+        var code: String? { json?["code"] as? String }
+    }
+
+    static func connect(port: Int) throws -> HostileClient {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            Glibc.close(fd)
+            throw HarnessError("connect: errno \(errno)")
+        }
+        return HostileClient(fd: fd)
+    }
+
+    func close() { _ = Glibc.close(fd) }
+
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    @discardableResult
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// Whether the server has closed the connection within `timeout` (EOF or reset); discards anything it sent.
+    func isClosed(within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32(max(1, (deadline - ContinuousClock.now).components.seconds * 1000
+                + (deadline - ContinuousClock.now).components.attoseconds / 1_000_000_000_000_000))
+            guard poll(&poller, 1, remaining) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return true }
+        }
+        return false
+    }
+
+    /// Reads one response (head plus `Content-Length` body), waiting at most `timeout`.
+    func readAnswer(timeout: Duration = .seconds(5)) throws -> Answer {
+        var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        func headEnd() -> Int? {
+            guard buffer.count >= 4 else { return nil }
+            return (0...(buffer.count - 4)).first { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }
+        }
+        while headEnd() == nil {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            guard n > 0 else { throw HarnessError("connection ended before a response head (\(buffer.count) bytes)") }
+            buffer += chunk[0..<n]
+        }
+        let end = headEnd()!
+        let lines = String(decoding: buffer[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        var body = Array(buffer[(end + 4)...])
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        while body.count < length {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            guard n > 0 else { break }
+            body += chunk[0..<n]
+        }
+        return Answer(status: status, headers: headers, body: body)
+    }
+
+    /// One request on a fresh connection.
+    static func exchange(port: Int, _ request: [UInt8], timeout: Duration = .seconds(5)) async throws -> Answer {
+        try await offPool {
+            let client = try connect(port: port)
+            defer { client.close() }
+            client.send(request)
+            return try client.readAnswer(timeout: timeout)
+        }
+    }
+
+    static func exchange(port: Int, _ request: String, timeout: Duration = .seconds(5)) async throws -> Answer {
+        try await exchange(port: port, Array(request.utf8), timeout: timeout)
+    }
+
+    func answer(timeout: Duration = .seconds(5)) async throws -> Answer {
+        try await offPool { try readAnswer(timeout: timeout) }
+    }
+
+    func closed(within timeout: Duration) async throws -> Bool {
+        try await offPool { isClosed(within: timeout) }
+    }
+}

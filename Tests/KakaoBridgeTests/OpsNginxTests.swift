@@ -1,0 +1,248 @@
+import Foundation
+@testable import KakaoBridge
+import Testing
+
+/// The shipped nginx site (deploy/nginx/kakao-bridge.conf) in front of the real service, with a certificate made on
+/// the spot. Runs when NGINX_TEST=1 (scripts/nginx-test.sh installs nginx and sets it).
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["NGINX_TEST"] == "1", "set NGINX_TEST=1 (scripts/nginx-test.sh)"))
+struct OpsNginxTests {
+    @Test func theFlowWorksThroughNginxAndNothingLeaks() async throws {
+        var options = TestWorld.Options()
+        // nginx connects from 127.0.0.2 (proxy_bind below); only that address is a trusted proxy.
+        options.configure = { $0.server.trustedProxies = [CIDR("127.0.0.2/32")!] }
+        try await TestWorld.with(options) { world in
+            let nginx = try await Nginx.start(bridgePort: world.bridge.port)
+            defer { nginx.stop() }
+            let token = world.validToken(email: "nginx.person@example.com")
+
+            // The flow, with a forged X-Forwarded-For that nginx must replace.
+            let exchanged = try Curl.run(
+                nginx.https + "/v1/token-exchange",
+                ["-H", "Authorization: Bearer \(token)", "-H", "X-Forwarded-For: 6.6.6.6"]
+            )
+            #expect(exchanged.status == 200, "token exchange through nginx: \(exchanged.body)")
+            #expect(exchanged.body.contains(#""uid":"kakao:1234567890""#))
+            let legacy = try Curl.run(nginx.https + "/v1/kakao/" + token, ["-H", "X-Forwarded-For: 6.6.6.6"])
+            #expect(legacy.status == 200, "legacy route through nginx: \(legacy.body)")
+            let legacyBad = try Curl.run(nginx.https + "/v1/kakao/" + token + "x")
+            #expect(legacyBad.status == 401)
+
+            // The service logged the real client (the address curl connected to nginx from), not the forged one.
+            let requestID = try #require(exchanged.header("x-request-id"))
+            let line = try #require(OpsLog.accessLine(world.bridge.logs.lines, requestID: requestID))
+            #expect(line["client"] as? String == "127.0.0.1")
+            #expect(line["route"] as? String == "/v1/token-exchange")
+
+            // Straight to the service (not a trusted proxy), X-Forwarded-For is ignored.
+            let direct = try Curl.run(
+                world.bridge.baseURL + "/healthz", ["-H", "X-Forwarded-For: 6.6.6.6", "-H", "X-Request-ID: direct-spoof-1"]
+            )
+            #expect(direct.status == 200)
+            let directLine = try #require(OpsLog.accessLine(world.bridge.logs.lines, requestID: "direct-spoof-1"))
+            #expect(directLine["client"] as? String == "127.0.0.1")
+            #expect(OpsLog.accessLines(world.bridge.logs.lines).allSatisfy { $0["client"] as? String != "6.6.6.6" })
+
+            // /metrics and the hook: only from the allowed network (127.0.0.2 in this test).
+            #expect(try Curl.run(nginx.https + "/metrics").status == 403)
+            #expect(try Curl.run(nginx.https + "/v1/login-complete", ["-X", "POST", "-d", "{}"]).status == 403)
+            let allowed = try Curl.run(nginx.https + "/metrics", ["--interface", "127.0.0.2"])
+            #expect(allowed.status == 200)
+            #expect(allowed.body.contains("kakao_bridge_requests_total"))
+            // Bodies over 64 KiB stop at nginx.
+            let big = String(repeating: "a", count: 70 * 1024)
+            #expect(try Curl.run(nginx.https + "/v1/token-exchange", ["-X", "POST", "-d", big]).status == 413)
+
+            // Neither nginx's logs nor the service's hold the token (or the email).
+            let nginxLogs = nginx.logs()
+            #expect(nginxLogs.contains("/v1/kakao/{access_token}"), "nginx access log: \(nginxLogs.prefix(2000))")
+            #expect(nginxLogs.contains(#""client":"127.0.0.1""#))
+            for secret in [token, token + "x", "nginx.person@example.com"] {
+                #expect(!nginxLogs.contains(secret), "nginx's log holds a secret")
+                #expect(world.bridge.logs.lines.allSatisfy { !$0.contains(secret) }, "the service's log holds a secret")
+            }
+        }
+    }
+}
+
+/// nginx with the shipped site, rewritten only where a test must differ: ports, certificate, log and temp paths, the
+/// allowed network, and the source address it connects to the service from.
+final class Nginx: Sendable {
+    let directory: URL
+    let httpsPort: Int
+    private let process: Process
+
+    var https: String { "https://127.0.0.1:\(httpsPort)" }
+
+    private init(directory: URL, httpsPort: Int, process: Process) {
+        self.directory = directory
+        self.httpsPort = httpsPort
+        self.process = process
+    }
+
+    static var siteFile: URL {
+        // Tests/KakaoBridgeTests/OpsNginxTests.swift -> the package root.
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/nginx/kakao-bridge.conf")
+    }
+
+    static func start(bridgePort: Int) async throws -> Nginx {
+        let directory = try OpsFiles.temporaryDirectory()
+        let path = directory.path
+        try Shell.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+            "-keyout", path + "/tls.key", "-out", path + "/tls.crt",
+        ])
+        let httpPort = try freePort(), httpsPort = try freePort()
+        var site = try String(contentsOf: siteFile, encoding: .utf8)
+        let replacements: [(String, String)] = [
+            ("    127.0.0.1/32   1;\n    ::1/128        1;\n    10.0.0.0/8     1;\n", "    127.0.0.2/32   1;\n"),
+            ("server 127.0.0.1:8080;", "server 127.0.0.1:\(bridgePort);"),
+            ("    listen 80;\n    listen [::]:80;\n", "    listen 127.0.0.1:\(httpPort);\n"),
+            ("    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n", "    listen 127.0.0.1:\(httpsPort) ssl http2;\n"),
+            ("/etc/ssl/certs/kakao-bridge.crt", path + "/tls.crt"),
+            ("/etc/ssl/private/kakao-bridge.key", path + "/tls.key"),
+            ("/var/log/nginx/", path + "/"),
+            ("    proxy_http_version 1.1;\n", "    proxy_http_version 1.1;\n    proxy_bind 127.0.0.2;\n"),
+        ]
+        for (from, to) in replacements {
+            guard site.contains(from) else { throw HarnessError("the shipped nginx site no longer contains \(from)") }
+            site = site.replacingOccurrences(of: from, with: to)
+        }
+        try site.write(toFile: path + "/site.conf", atomically: true, encoding: .utf8)
+        let main = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(path)/nginx.pid;
+            error_log \(path)/main-error.log warn;
+            events { worker_connections 256; }
+            http {
+                client_body_temp_path \(path)/client_body;
+                proxy_temp_path \(path)/proxy;
+                fastcgi_temp_path \(path)/fastcgi;
+                uwsgi_temp_path \(path)/uwsgi;
+                scgi_temp_path \(path)/scgi;
+                access_log off;
+                include \(path)/site.conf;
+            }
+            """
+        try main.write(toFile: path + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = try Shell.which("nginx")
+        try Shell.run(nginx, ["-t", "-p", path, "-c", path + "/nginx.conf"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-p", path, "-c", path + "/nginx.conf"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let started = Nginx(directory: directory, httpsPort: httpsPort, process: process)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while (try? Curl.run(started.https + "/healthz"))?.status != 200 {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                started.stop()
+                throw HarnessError("nginx did not start: \(started.logs())")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return started
+    }
+
+    func logs() -> String {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".log") }.sorted()
+            .compactMap { try? String(contentsOfFile: directory.path + "/" + $0, encoding: .utf8) }
+            .joined(separator: "\n")
+    }
+
+    func stop() {
+        if process.isRunning {
+            // SIGKILL: a child of the test process inherits a signal mask that blocks SIGTERM, and nginx without a
+            // master process never unblocks it.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HarnessError("socket() failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// The curl command line (TLS verification off: the certificate is made on the spot), for requests from a chosen
+/// source address.
+enum Curl {
+    struct Result {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+    }
+
+    static func run(_ url: String, _ arguments: [String] = []) throws -> Result {
+        let output = try Shell.run(
+            "/usr/bin/curl", ["-sk", "-i", "--max-time", "10"] + arguments + [url]
+        )
+        let parts = output.components(separatedBy: "\r\n\r\n")
+        var headerBlock = parts.first ?? ""
+        var body = parts.dropFirst().joined(separator: "\r\n\r\n")
+        // "HTTP/1.1 100 Continue" comes before the real answer for large bodies.
+        while headerBlock.hasPrefix("HTTP/1.1 100"), let next = body.components(separatedBy: "\r\n\r\n").first {
+            headerBlock = next
+            body = body.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        }
+        let lines = headerBlock.components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Result(status: status, headers: headers, body: body)
+    }
+}
+
+enum Shell {
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        let errors = Pipe()
+        process.standardOutput = pipe
+        process.standardError = errors
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let output = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 || executable.hasSuffix("curl") else {
+            let message = String(decoding: errorData, as: UTF8.self)
+            throw HarnessError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(output)\(message)")
+        }
+        return output
+    }
+
+    static func which(_ name: String) throws -> String {
+        for directory in ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin", "/sbin"] {
+            let path = directory + "/" + name
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw HarnessError("\(name) is not installed (scripts/nginx-test.sh installs it)")
+    }
+}
