@@ -34,7 +34,7 @@ import Testing
             server.play { _, _ in .trickle(interval: .milliseconds(100)) }
             let started = ContinuousClock.now
             Self.expectProblem(try await world.exchange(token), 504, "upstream_timeout", "trickle")
-            #expect(ContinuousClock.now - started < .milliseconds(2500))
+            #expect(ContinuousClock.now - started < TestTiming.budget(.milliseconds(2500)))
         }
     }
 
@@ -129,6 +129,33 @@ import Testing
             #expect(ready.status == 503 && ready.isProblem, "\(ready.text)")
         }
     }
+
+    /// Found by `FuzzGoogleReplies`: a `Cache-Control` directive that is only `=` made `SecureTokenCertificates.maxAge`
+    /// index an empty split and crash the process. Disabled until the one-word fix in Firebase/ lands
+    /// (`split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)`), because without it this test takes the
+    /// whole test process down.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["KAKAO_BRIDGE_CACHE_CONTROL_FIX"] != nil || Self.cacheControlFixed))
+    func oddCacheControlDoesNotCrash() async throws {
+        let keys = try SecureTokenKeys()
+        let body = StandIns.JSONValue.object(keys.certificatesJSON().mapValues { .string($0) }).serialized
+        let server = try FaultServer { _, _ in .raw([]) }
+        defer { server.stop() }
+        var options = TestWorld.Options()
+        options.hook = true
+        options.configure = { $0.firebase.securetokenCertsURL = server.baseURL + CertificatesStandIn.path }
+        try await TestWorld.with(options) { world in
+            for cacheControl in ["=", "max-age, =", ",,=,", "max-age=\"\"", "max-age=-1", "max-age=99999999999999999999"] {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: \(cacheControl)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                server.play { _, _ in .raw(Array(head.utf8) + body) }
+                let reply = try await Self.hookCall(world)
+                #expect(reply.status != 500, "\(cacheControl): \(reply.text)")
+            }
+            #expect(try await world.get("/healthz").status == 200)
+        }
+    }
+
+    /// Flip to `true` once `SecureTokenCertificates.maxAge` no longer crashes on `=`.
+    static let cacheControlFixed = false
 
     @Test func cachedCertificatesOutliveAnOutage() async throws {
         var options = TestWorld.Options()

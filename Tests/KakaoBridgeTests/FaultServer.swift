@@ -22,6 +22,8 @@ final class FaultServer: Sendable {
         case redirect(location: String)
         /// Closes the connection without a word.
         case hangUp
+        /// Exactly these bytes (a whole reply, head included), then close.
+        case raw([UInt8])
 
         static func json(_ status: Int, _ text: String) -> Action {
             .respond(status: status, contentType: "application/json", body: Array(text.utf8))
@@ -144,6 +146,8 @@ final class FaultServer: Sendable {
             _ = send(fd, head(302, ["Location: \(location)", "Content-Length: 0"]))
         case .hangUp:
             break
+        case .raw(let bytes):
+            _ = send(fd, bytes)
         }
     }
 
@@ -214,4 +218,12 @@ enum CannedKakao {
             return path == tokenInfoPath ? tokenInfo() : userMe()
         }
     }
+}
+
+/// Time budgets in the fault tests stretch under sanitizers (`scripts/sanitizers` sets `KAKAO_BRIDGE_TEST_SLOWDOWN`):
+/// the tests check that nothing waits for a deadline it should not, not how fast an instrumented build is.
+enum TestTiming {
+    static let factor: Double = ProcessInfo.processInfo.environment["KAKAO_BRIDGE_TEST_SLOWDOWN"].flatMap(Double.init) ?? 1
+
+    static func budget(_ duration: Duration) -> Duration { duration * factor }
 }

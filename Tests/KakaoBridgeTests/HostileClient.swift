@@ -91,7 +91,7 @@ struct HostileClient: Sendable {
         }
         while headEnd() == nil {
             let n = recv(fd, &chunk, chunk.count, 0)
-            guard n > 0 else { throw HarnessError("connection ended before a response head (\(buffer.count) bytes)") }
+            guard n > 0 else { throw HarnessError("connection ended before a response head (\(buffer.count) bytes, recv \(n), errno \(errno))") }
             buffer += chunk[0..<n]
         }
         let end = headEnd()!

@@ -47,6 +47,10 @@ struct LoginCompleteController {
 
     /// `{"kakao_token": "…", "token": "…"}`, at most 64 KiB; other members are ignored.
     static func readBody(_ request: Request) async throws(Problem) -> (kakaoToken: String, idToken: String) {
+        // An announced length over the cap is refused at once, not after waiting for bytes that may never come.
+        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > RequestLimits.maxBodyBytes {
+            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
+        }
         var request = request
         let buffer: ByteBuffer
         do {
