@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import OpenSSLCrypto
 
 /// Gives every request an id: the proxy's `X-Request-ID` when it is sane (1–128 of `A-Za-z0-9._-`), a fresh one otherwise.
 /// The id is echoed in the response and in problem bodies, logged, and passed to upstreams.
@@ -29,11 +28,18 @@ struct RequestIDMiddleware: RouterMiddleware {
         return value
     }
 
+    /// 96 random bits as 24 hex digits. Ids only need to be unique, not secret; the system generator is enough and
+    /// cheaper than a libcrypto call per request.
     static func generate() -> String {
-        SecureRandom.bytes(count: 12).map { byte in
-            let hex = Array("0123456789abcdef")
-            return String([hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-        }.joined()
+        var generator = SystemRandomNumberGenerator()
+        let high = UInt64.random(in: 0...UInt64.max, using: &generator)
+        let low = UInt32.random(in: 0...UInt32.max, using: &generator)
+        return hex(high, digits: 16) + hex(UInt64(low), digits: 8)
+    }
+
+    private static func hex(_ value: UInt64, digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: digits - text.count) + text
     }
 }
 

@@ -22,6 +22,8 @@ struct AccessLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
+        // Operators who turn access lines off (level warning) should not pay for building them.
+        guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var metadata: Logger.Metadata = [
