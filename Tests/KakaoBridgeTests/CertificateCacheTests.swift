@@ -136,6 +136,9 @@ struct CertificateCacheTests {
         ("max-age=abc", nil),
         ("max-age", nil),
         ("", nil),
+        ("=", nil),
+        ("\u{00BD}=============", nil),  // the fuzzer's crashing input
+        (",=,max-age=7", 7),
     ])
     func parsesMaxAgeRobustly(header: String, expected: Int64?) {
         #expect(SecureTokenCertificates.maxAge(cacheControl: header) == expected)

@@ -157,7 +157,9 @@ final class SecureTokenCertificates: Sendable {
         guard let cacheControl else { return nil }
         var result: Int64?
         for directive in cacheControl.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1)
+            // Keep empty pieces: a directive such as "=" must parse as an unnamed one, not index past an empty array
+            // (found by FuzzGoogleReplies).
+            let parts = directive.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]).trimmingSpaces().lowercased()
             guard name == "max-age", parts.count == 2 else { continue }
             var value = String(parts[1]).trimmingSpaces()
