@@ -64,6 +64,9 @@ public enum Base64URL {
         let full = input.count / 4
         let rest = input.count % 4
         if rest == 1 { return nil }
+        // An empty array must not go through `unsafeUninitializedCapacity`: with capacity 0 it writes the count into
+        // Swift's shared empty-array storage, a data race ThreadSanitizer reports.
+        if input.isEmpty { return [] }
         let length = full * 3 + (rest == 0 ? 0 : rest - 1)
         var failed = false
         let output = values.withUnsafeBufferPointer { table in
