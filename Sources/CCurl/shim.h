@@ -6,6 +6,10 @@
 // for these and the plain (non-variadic) libcurl functions for everything else.
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
+// The multi_socket API leaves the waiting to the caller: CurlHTTP's loop thread waits in epoll on curl's sockets and
+// on an eventfd that other threads signal. Glibc's Swift module does not carry these two headers.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 // Same shape as CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION callbacks.
 typedef size_t (*kb_curl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
@@ -55,6 +59,31 @@ static inline CURLcode kb_curl_easy_getinfo_string(CURL *handle, CURLINFO info, 
 static inline CURLMcode kb_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+
+// Same shapes as CURLMOPT_SOCKETFUNCTION and CURLMOPT_TIMERFUNCTION callbacks (the multi_socket API).
+typedef int (*kb_curl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp);
+typedef int (*kb_curl_timer_callback)(CURLM *multi, long timeout_ms, void *userp);
+
+static inline CURLMcode kb_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLMcode kb_curl_multi_setopt_socket_callback(CURLM *multi, kb_curl_socket_callback value) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, value);
+}
+
+static inline CURLMcode kb_curl_multi_setopt_timer_callback(CURLM *multi, kb_curl_timer_callback value) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, value);
+}
+
+static inline curl_socket_t kb_curl_socket_timeout(void) { return CURL_SOCKET_TIMEOUT; }
+static inline int kb_curl_poll_in(void) { return CURL_POLL_IN; }
+static inline int kb_curl_poll_out(void) { return CURL_POLL_OUT; }
+static inline int kb_curl_poll_inout(void) { return CURL_POLL_INOUT; }
+static inline int kb_curl_poll_remove(void) { return CURL_POLL_REMOVE; }
+static inline int kb_curl_cselect_in(void) { return CURL_CSELECT_IN; }
+static inline int kb_curl_cselect_out(void) { return CURL_CSELECT_OUT; }
+static inline int kb_curl_cselect_err(void) { return CURL_CSELECT_ERR; }
 
 // MARK: CURLMsg (its result lives in an anonymous-member union)
 

@@ -25,29 +25,13 @@ final class EasyHandle {
         let size = kb_curl_error_size()
         errorBuffer = .allocate(capacity: size)
         errorBuffer.initialize(repeating: 0, count: size)
+        try configureOnce()
     }
 
-    deinit {
-        curl_easy_cleanup(raw)
-        curl_slist_free_all(headerList)
-        errorBuffer.deallocate()
-    }
-
-    /// Resets the handle (keeping its live connections and TLS sessions) and configures it for `request`.
-    func prepare(_ request: HTTPRequest, maxBytes: Int) throws(HTTPClientError) {
-        curl_easy_reset(raw)
-        curl_slist_free_all(headerList)
-        headerList = nil
-        body = []
-        headers = []
-        receivedHeaderBytes = 0
-        capExceeded = false
-        errorBuffer[0] = 0
-        self.maxBytes = maxBytes
-
-        let deadline = Self.milliseconds(request.timeout)
+    /// What is the same for every transfer is set once per handle: handles are never reset, so `prepare` only sets
+    /// what differs between requests (and sets all of that every time, so nothing leaks from one request to the next).
+    private func configureOnce() throws(HTTPClientError) {
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        try set(CURLOPT_URL, string: request.url)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_REDIR_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_FOLLOWLOCATION, long: 0)
@@ -55,11 +39,7 @@ final class EasyHandle {
         try set(CURLOPT_NOSIGNAL, long: 1)
         // An empty proxy makes curl ignore http_proxy/https_proxy from the environment.
         try set(CURLOPT_PROXY, string: "")
-        try set(CURLOPT_TIMEOUT_MS, long: deadline)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, long: deadline)
-        // CURLOPT_ACCEPT_ENCODING stays unset (reset above): no compressed replies, so the cap counts real bytes.
-        // Lets curl refuse a too-large reply from its Content-Length before reading the body.
-        try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(maxBytes))
+        // CURLOPT_ACCEPT_ENCODING stays unset: no compressed replies, so the cap counts real bytes.
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_WRITEDATA, pointer: context)
@@ -76,6 +56,31 @@ final class EasyHandle {
             },
             "curl_easy_setopt(CURLOPT_HEADERFUNCTION)"
         )
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// Configures the handle for `request`; its live connections and TLS sessions (in the multi handle) are kept.
+    func prepare(_ request: HTTPRequest, maxBytes: Int) throws(HTTPClientError) {
+        curl_slist_free_all(headerList)
+        headerList = nil
+        body = []
+        headers = []
+        receivedHeaderBytes = 0
+        capExceeded = false
+        errorBuffer[0] = 0
+        self.maxBytes = maxBytes
+
+        let deadline = Self.milliseconds(request.timeout)
+        try set(CURLOPT_URL, string: request.url)
+        try set(CURLOPT_TIMEOUT_MS, long: deadline)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, long: deadline)
+        // Lets curl refuse a too-large reply from its Content-Length before reading the body.
+        try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(maxBytes))
 
         switch request.method {
         case .get:

@@ -49,13 +49,16 @@ final class MultiDriver {
         }
     }
 
-    /// Caps how long a lost wakeup can delay a job; curl shortens the wait further for its own timers.
+    /// Caps how long a lost wakeup can delay a job; curl's own timer shortens the wait further.
     private static let pollMilliseconds: Int32 = 100
     /// Idle handles kept for reuse; beyond this they are freed (connections live in the multi handle's cache).
     private static let maxIdleHandles = 256
 
     private let loop: MultiLoop
     private let multi: UnsafeMutableRawPointer
+    private let poller: SocketPoller
+    /// When curl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` called next (its timer callback sets it).
+    private var timerDeadline: ContinuousClock.Instant?
     private let maxResponseBytes: Int
     private let maxPerOrigin: Int
     private var idle: [EasyHandle] = []
@@ -65,14 +68,21 @@ final class MultiDriver {
     private var waiting: [Substring: Queue] = [:]
     private var waitingOrigin: [UInt64: Substring] = [:]
 
-    init(loop: MultiLoop, multi: UnsafeMutableRawPointer, maxResponseBytes: Int, maxPerOrigin: Int) {
+    init(loop: MultiLoop, multi: UnsafeMutableRawPointer, poller: SocketPoller, maxResponseBytes: Int, maxPerOrigin: Int) {
         self.loop = loop
         self.multi = multi
+        self.poller = poller
         self.maxResponseBytes = maxResponseBytes
         self.maxPerOrigin = max(1, maxPerOrigin)
     }
 
     func run() {
+        do {
+            try installCallbacks()
+        } catch {
+            for job in loop.close() { job.complete(.failure(error)) }
+            return
+        }
         while true {
             let work = loop.takeWork()
             if work.stopping {
@@ -82,12 +92,16 @@ final class MultiDriver {
             for job in work.jobs { start(job) }
             for id in work.cancelled { abort(id, MultiLoop.cancelledError) }
             do {
-                var running: Int32 = 0
-                try CurlCall.check(curl_multi_perform(multi, &running), "curl_multi_perform")
-                collectFinished()
                 // Work that arrived meanwhile is started at once instead of after a wait (its wakeup was skipped).
-                let wait = loop.prepareToWait() ? Self.pollMilliseconds : 0
-                try CurlCall.check(curl_multi_poll(multi, nil, 0, wait, nil), "curl_multi_poll")
+                let wait = loop.prepareToWait() ? waitMilliseconds() : 0
+                var ready: [SocketPoller.Event] = []
+                if poller.wait(milliseconds: wait, { ready.append($0) }) { loop.drainWakeups() }
+                for event in ready { try socketAction(event) }
+                if let deadline = timerDeadline, deadline <= .now {
+                    timerDeadline = nil
+                    try socketAction(timeout: ())
+                }
+                collectFinished()
             } catch {
                 // The multi handle's state is unknown: fail what is in flight rather than hang it, then carry on.
                 failAll(error)
@@ -96,8 +110,78 @@ final class MultiDriver {
         failAll(MultiLoop.shutdownError)
         failWaiting(MultiLoop.shutdownError)
         for job in loop.close() { job.complete(.failure(MultiLoop.shutdownError)) }
-        // The multi handle itself is freed by `MultiLoop.deinit`: callers may still be about to wake it.
+        // The multi handle outlives this driver (it is freed in `MultiLoop.deinit`): it must not call back into it.
+        removeCallbacks()
         idle = []
+    }
+
+    // MARK: multi_socket plumbing
+
+    private func installCallbacks() throws(HTTPClientError) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try CurlCall.check(kb_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context), "curl_multi_setopt(CURLMOPT_SOCKETDATA)")
+        try CurlCall.check(
+            kb_curl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
+                Unmanaged<MultiDriver>.fromOpaque(context!).takeUnretainedValue().curlWantsWatch(socket, what)
+                return 0
+            },
+            "curl_multi_setopt(CURLMOPT_SOCKETFUNCTION)"
+        )
+        try CurlCall.check(kb_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context), "curl_multi_setopt(CURLMOPT_TIMERDATA)")
+        try CurlCall.check(
+            kb_curl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
+                Unmanaged<MultiDriver>.fromOpaque(context!).takeUnretainedValue().curlWantsTimer(milliseconds)
+                return 0
+            },
+            "curl_multi_setopt(CURLMOPT_TIMERFUNCTION)"
+        )
+    }
+
+    private func removeCallbacks() {
+        _ = kb_curl_multi_setopt_socket_callback(multi, nil)
+        _ = kb_curl_multi_setopt_timer_callback(multi, nil)
+        _ = kb_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, nil)
+        _ = kb_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, nil)
+    }
+
+    private func curlWantsWatch(_ socket: Int32, _ what: Int32) {
+        let remove = what == kb_curl_poll_remove()
+        poller.watch(
+            socket,
+            readable: !remove && (what == kb_curl_poll_in() || what == kb_curl_poll_inout()),
+            writable: !remove && (what == kb_curl_poll_out() || what == kb_curl_poll_inout())
+        )
+    }
+
+    /// -1 removes the timer; 0 asks for a call as soon as possible.
+    private func curlWantsTimer(_ milliseconds: Int) {
+        timerDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+    }
+
+    /// How long the loop may sleep: until curl's timer, at most `pollMilliseconds`, rounded up so it never wakes early.
+    private func waitMilliseconds() -> Int32 {
+        guard let deadline = timerDeadline else { return Self.pollMilliseconds }
+        let (seconds, attoseconds) = (deadline - .now).components
+        guard seconds >= 0, seconds < Int64(Self.pollMilliseconds) else { return seconds < 0 ? 0 : Self.pollMilliseconds }
+        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(max(0, min(Int64(Self.pollMilliseconds), millis)))
+    }
+
+    private func socketAction(_ event: SocketPoller.Event) throws(HTTPClientError) {
+        var mask: Int32 = 0
+        if event.readable { mask |= kb_curl_cselect_in() }
+        if event.writable { mask |= kb_curl_cselect_out() }
+        if event.failed { mask |= kb_curl_cselect_err() }
+        var running: Int32 = 0
+        let code = curl_multi_socket_action(multi, event.descriptor, mask, &running)
+        // A socket that curl let go of earlier in this turn: its event is stale, not a failure.
+        guard code != CURLM_BAD_SOCKET else { return }
+        try CurlCall.check(code, "curl_multi_socket_action")
+    }
+
+    private func socketAction(timeout: Void) throws(HTTPClientError) {
+        var running: Int32 = 0
+        try CurlCall.check(curl_multi_socket_action(multi, kb_curl_socket_timeout(), 0, &running), "curl_multi_socket_action")
     }
 
     /// Hands `job` to curl, or queues it behind its origin's transfers.

@@ -5,8 +5,7 @@ import Synchronization
 /// The cross-thread half of the client: an inbox of jobs and cancellations guarded by a mutex, and the
 /// multi handle that the dedicated thread (`MultiDriver`) drives.
 final class MultiLoop: Sendable {
-    /// libcurl documents curl_multi_wakeup as callable from any thread; every other use stays on the loop thread, and
-    /// the handle is freed only in `deinit`, when neither the thread nor any caller can reach it any more.
+    /// Used on the loop thread only; it is freed in `deinit`, when the thread has ended (it holds the loop).
     struct MultiPointer: @unchecked Sendable {
         let raw: UnsafeMutableRawPointer
     }
@@ -19,7 +18,7 @@ final class MultiLoop: Sendable {
         var stopping = false
         /// Set by the loop thread when it stops; later submissions are refused.
         var closed = false
-        /// The loop thread is about to wait in curl_multi_poll with nothing queued: only then does a new job need a
+        /// The loop thread is about to wait in epoll_wait with nothing queued: only then does a new job need a
         /// wakeup. While the loop is busy it takes new work on its next turn anyway, so most submissions cost no syscall.
         var waiting = false
     }
@@ -27,31 +26,36 @@ final class MultiLoop: Sendable {
     private let inbox = Mutex(Inbox())
     private let ids = Atomic<UInt64>(0)
     private let multi: MultiPointer?
+    private let wakeSignal: WakeSignal?
     private let startupError: HTTPClientError?
 
     init(maxResponseBytes: Int, maxConnectionsPerHost: Int) {
         var failure = CurlGlobal.initialization
         var multi: MultiPointer?
+        var signal: WakeSignal?
+        var poller: SocketPoller?
         if failure == nil {
-            if let raw = curl_multi_init() {
-                multi = MultiPointer(raw: raw)
-                do {
-                    try CurlCall.check(
-                        kb_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnectionsPerHost)),
-                        "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)"
-                    )
-                    // curl's default keeps 4 idle connections per attached handle; handles are attached per transfer, so
-                    // between bursts the cache shrinks and closes connections that the next burst opens again. Room for
-                    // every host's full set keeps them alive.
-                    try CurlCall.check(
-                        kb_curl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, Self.idleConnections(perHost: maxConnectionsPerHost)),
-                        "curl_multi_setopt(CURLMOPT_MAXCONNECTS)"
-                    )
-                } catch {
-                    failure = error
+            do throws(HTTPClientError) {
+                guard let raw = curl_multi_init() else {
+                    throw HTTPClientError(kind: .transfer, call: "curl_multi_init", message: "could not allocate a multi handle")
                 }
-            } else {
-                failure = HTTPClientError(kind: .transfer, call: "curl_multi_init", message: "could not allocate a multi handle")
+                multi = MultiPointer(raw: raw)
+                try CurlCall.check(
+                    kb_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnectionsPerHost)),
+                    "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)"
+                )
+                // curl's default keeps 4 idle connections per attached handle; handles are attached per transfer, so
+                // between bursts the cache shrinks and closes connections that the next burst opens again. Room for
+                // every host's full set keeps them alive.
+                try CurlCall.check(
+                    kb_curl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, Self.idleConnections(perHost: maxConnectionsPerHost)),
+                    "curl_multi_setopt(CURLMOPT_MAXCONNECTS)"
+                )
+                let wake = try WakeSignal()
+                signal = wake
+                poller = try SocketPoller(wake: wake)
+            } catch {
+                failure = error
             }
         }
         if failure != nil, let unusable = multi {
@@ -59,19 +63,28 @@ final class MultiLoop: Sendable {
             multi = nil
         }
         self.multi = multi
+        self.wakeSignal = signal
         self.startupError = failure
 
-        guard let multi else {
+        guard let multi, let poller else {
             inbox.withLock { $0.closed = true }
             return
         }
+        // The poller is created here so that a failure shows up as `startupError`; from now on only the thread uses it.
+        let handoff = Handoff(poller: poller)
         let thread = Thread { [self] in
             MultiDriver(
-                loop: self, multi: multi.raw, maxResponseBytes: maxResponseBytes, maxPerOrigin: maxConnectionsPerHost
+                loop: self, multi: multi.raw, poller: handoff.poller,
+                maxResponseBytes: maxResponseBytes, maxPerOrigin: maxConnectionsPerHost
             ).run()
         }
         thread.name = "curl-multi"
         thread.start()
+    }
+
+    /// Moves the loop-thread-only poller into the thread that will own it.
+    private struct Handoff: @unchecked Sendable {
+        let poller: SocketPoller
     }
 
     deinit {
@@ -136,9 +149,7 @@ final class MultiLoop: Sendable {
     }
 
     private func wake() {
-        guard let multi else { return }
-        // If this fails the job is still queued; the loop polls with a short bound and will pick it up.
-        try? CurlCall.check(curl_multi_wakeup(multi.raw), "curl_multi_wakeup")
+        wakeSignal?.signal()
     }
 
     // MARK: loop-thread side
@@ -158,6 +169,11 @@ final class MultiLoop: Sendable {
             }
             return Work(jobs: state.queued, cancelled: state.cancelled, stopping: state.stopping)
         }
+    }
+
+    /// The loop saw the wake signal: reset it so the next wait blocks again.
+    func drainWakeups() {
+        wakeSignal?.drain()
     }
 
     /// Called by the loop right before it waits: `false` when work arrived since `takeWork`, so it must not wait.

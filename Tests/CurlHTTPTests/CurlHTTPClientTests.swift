@@ -222,6 +222,27 @@ func failure(_ client: CurlHTTPClient, _ request: ClientRequest) async -> HTTPCl
         }
     }
 
+    /// Easy handles are pooled and never reset: nothing of one request (method, body, headers) may reach the next.
+    @Test func reusedHandleCarriesNothingOver() async throws {
+        try await withTestServer { server in
+            let client = CurlHTTPClient()
+            defer { client.shutdown() }
+            let posted = try await client.execute(ClientRequest(
+                method: .post, url: server.url("/echo"), headers: [("X-Custom", "first")], body: Array("payload".utf8)
+            ))
+            #expect(posted.status == 201)
+            #expect(posted.header("x-echo") == "first")
+            let fetched = try await client.execute(ClientRequest(url: server.url("/hello")))
+            #expect(fetched.status == 200)
+            #expect(fetched.body == Array("hello".utf8))
+            let again = try await client.execute(ClientRequest(method: .post, url: server.url("/echo")))
+            #expect(again.status == 201)
+            #expect(again.body.isEmpty)
+            #expect(again.header("x-echo") == "missing")
+            #expect(server.log.connectionCount == 1)
+        }
+    }
+
     @Test func sequentialRequestsReuseOneConnection() async throws {
         try await withTestServer { server in
             let client = CurlHTTPClient()

@@ -8,6 +8,7 @@ struct MetricsMiddleware: RouterMiddleware {
 
     /// Created after `BridgeMetrics.bootstrap()`, so it is bound to the Prometheus registry rather than the no-op backend.
     private let inFlight = Meter(label: "kakao_bridge_requests_in_flight")
+    private let meters = RequestMeters()
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -27,11 +28,8 @@ struct MetricsMiddleware: RouterMiddleware {
     }
 
     private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
-        let dimensions = [
-            ("route", RouteLabel.route(context)), ("method", RouteLabel.method(request.method)), ("status", String(status)),
-        ]
-        Counter(label: "kakao_bridge_requests_total", dimensions: dimensions).increment()
-        let elapsed = ContinuousClock.now - start
-        Timer(label: "kakao_bridge_request_duration_seconds", dimensions: dimensions).record(duration: elapsed)
+        let meters = meters.meters(route: RouteLabel.route(context), method: RouteLabel.method(request.method), status: status)
+        meters.requests.increment()
+        meters.duration.record(duration: ContinuousClock.now - start)
     }
 }
