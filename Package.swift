@@ -40,11 +40,15 @@ let package = Package(
         ),
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        // The one JSON path: a byte-level parser into `JSONValue`, one decoding protocol and one writer, shared by the
+        // service, the stand-ins and the tests.
+        .target(name: "BridgeJSON", swiftSettings: swiftSettings),
 
         // The service: everything `serve` runs and the tests build.
         .target(
             name: "KakaoBridge",
             dependencies: [
+                "BridgeJSON",
                 "CurlHTTP",
                 "OpenSSLCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -64,6 +68,7 @@ let package = Package(
         .target(
             name: "StandIns",
             dependencies: [
+                "BridgeJSON",
                 "OpenSSLCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -74,18 +79,30 @@ let package = Package(
             name: "kakao-bridge",
             dependencies: [
                 "KakaoBridge",
+                "BridgeJSON",
                 "StandIns",
                 "CurlHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The benchmark's upstreams (scripts/bench/run): the stand-ins in a process of their own, so that the service
+        // under load is measured alone. Not part of the service.
+        .executableTarget(
+            name: "bench-upstreams",
+            dependencies: ["StandIns", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
 
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", .product(name: "Hummingbird", package: "hummingbird")], swiftSettings: swiftSettings),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeJSONTests", dependencies: ["BridgeJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "KakaoBridgeTests",
-            dependencies: ["KakaoBridge", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge"],
+            dependencies: [
+                "KakaoBridge", "BridgeJSON", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Hummingbird
 import Logging
 import Synchronization

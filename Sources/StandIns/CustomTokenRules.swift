@@ -1,3 +1,4 @@
+import BridgeJSON
 import OpenSSLCrypto
 
 /// Google's checks on a Firebase custom token, written independently of the bridge's minting code

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Hummingbird
 
 /// Google APIs' error envelope.

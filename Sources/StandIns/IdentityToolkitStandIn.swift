@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 import Hummingbird
 import Logging

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Hummingbird
 import Logging
 import OpenSSLCrypto
@@ -8,7 +9,7 @@ public final class KakaoStandIn: Sendable {
     public let appID: Int64
 
     private struct IssuedToken {
-        var user: KakaoUser
+        var user: KakaoAccount
         var appID: Int64
         var expiresAt: ContinuousClock.Instant
     }
@@ -31,7 +32,7 @@ public final class KakaoStandIn: Sendable {
 
     /// A random opaque token the way Kakao issues them (54 url-safe characters).
     /// `appID` nil means our app; any other value makes a token issued to another Kakao app.
-    public func issueToken(for user: KakaoUser, appID: Int64? = nil, expiresIn: Int = 21599) -> String {
+    public func issueToken(for user: KakaoAccount, appID: Int64? = nil, expiresIn: Int = 21599) -> String {
         let token = Base64URL.encode(SecureRandom.bytes(count: 40))
         let issued = IssuedToken(
             user: user,

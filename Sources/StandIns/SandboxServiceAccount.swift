@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 import OpenSSLCrypto
 
@@ -47,9 +48,6 @@ public struct SandboxServiceAccount: Sendable {
             "client_x509_cert_url": .string("https://www.googleapis.com/robot/v1/metadata/x509/\(encodedEmail)"),
             "universe_domain": .string("googleapis.com"),
         ]
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(file)) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return JSONValue.object(file).serializedString + "\n"
     }
 }

@@ -1,3 +1,4 @@
+import BridgeJSON
 import OpenSSLCrypto
 import Synchronization
 

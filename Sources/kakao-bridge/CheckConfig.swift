@@ -12,7 +12,7 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         let config = try options.load()
         do {
-            try BridgeAssembly.checkServiceAccount(config)
+            _ = try BridgeState.loadServiceAccount(config)
         } catch {
             Console.error("kakao-bridge: invalid configuration (\(options.config)):\n\(error)")
             throw ExitCode(78)

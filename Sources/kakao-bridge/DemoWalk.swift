@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 import Foundation
 import KakaoBridge
@@ -25,10 +26,10 @@ struct DemoWalk {
     }
 
     mutating func run() async {
-        let upstreams = world.upstreams
+        let standIns = world.standIns
         Console.out("kakao-bridge demo: the sandbox runs in this process. Bridge \(bridgeURL); stand-ins for Kakao "
-            + "\(upstreams.kakaoBaseURL), Identity Toolkit \(upstreams.identityToolkitBaseURL), certificates "
-            + "\(upstreams.certificatesServer.baseURL), backend \(upstreams.backendServer.baseURL).")
+            + "\(standIns.kakaoBaseURL), Identity Toolkit \(standIns.identityToolkitBaseURL), certificates "
+            + "\(standIns.certificatesServer.baseURL), backend \(standIns.backendServer.baseURL).")
         Console.out("")
         await walkSixSteps()
         await refused(
@@ -43,9 +44,9 @@ struct DemoWalk {
     private mutating func walkSixSteps() async {
         let user = SandboxWorld.validUser
         let token = world.tokens.valid
-        let kakao = world.upstreams.kakao
-        let identityToolkit = world.upstreams.identityToolkit
-        let backend = world.upstreams.backend
+        let kakao = world.standIns.kakao
+        let identityToolkit = world.standIns.identityToolkit
+        let backend = world.standIns.backend
 
         heading(1, "the app holds a Kakao access token (Kakao Login on the phone)")
         detail("kakao token", "\(TokenDisplay.shorten(token))   user \(user.id) of Kakao app \(world.config.kakao.appID)")
@@ -103,7 +104,7 @@ struct DemoWalk {
 
         let accepted = identityToolkit.acceptedTokens - acceptedBefore
         heading(4, "the bridge exchanges the custom token at Identity Toolkit (accounts:signInWithCustomToken)")
-        detail("request", "POST \(world.upstreams.identityToolkitBaseURL)\(IdentityToolkitStandIn.path)?key=…   {\"token\": custom_token, \"returnSecureToken\": true}")
+        detail("request", "POST \(world.standIns.identityToolkitBaseURL)\(IdentityToolkitStandIn.path)?key=…   {\"token\": custom_token, \"returnSecureToken\": true}")
         detail("Identity Toolkit", "checked the custom token as Google does (signature, iss/sub, aud, exp): accepted \(accepted)")
         if accepted == 1 {
             passed()
@@ -131,7 +132,7 @@ struct DemoWalk {
         }
 
         heading(6, "the bridge completes the login at the backend, which confirms the user through the bridge's hook")
-        detail("request", "POST \(world.upstreams.backendURL)   {\"kakao_token\": \(TokenDisplay.shorten(token)), \"token\": \(TokenDisplay.shorten(idToken))}")
+        detail("request", "POST \(world.standIns.backendURL)   {\"kakao_token\": \(TokenDisplay.shorten(token)), \"token\": \(TokenDisplay.shorten(idToken))}")
         let login = body["login"] as? [String: Any]
         detail("backend answered", login.map(TokenDisplay.json) ?? "(no `login` in the answer)")
         let hookStatus = backend.lastHookStatus

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KakaoBridge
 
 /// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too.
 @main
@@ -11,13 +12,15 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
             With no subcommand: runs `serve` when a configuration is present (the --config file, default \
             config/bridge.yaml, or BRIDGE_* variables), otherwise the built-in `sandbox`.
             """,
-        subcommands: [Start.self, Serve.self, Sandbox.self, Demo.self, CheckConfig.self, BenchUpstreams.self],
+        subcommands: [Start.self, Serve.self, Sandbox.self, Demo.self, CheckConfig.self],
         defaultSubcommand: Start.self
     )
 
     static func main() async {
         // A closed stdout (`kakao-bridge demo | head`) must end the output, not the process.
         signal(SIGPIPE, SIG_IGN)
+        // Once per process, before anything creates a metric: metrics made earlier would be bound to the no-op backend.
+        BridgeMetrics.bootstrap()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -6,7 +6,7 @@ import StandIns
 enum SandboxBanner {
     static func lines(world: SandboxWorld, port: Int) -> [String] {
         let bridge = world.bridgeURL(port: port)
-        let upstreams = world.upstreams
+        let standIns = world.standIns
         let tokens = world.tokens
         let config = world.config
         let user = SandboxWorld.validUser
@@ -16,11 +16,11 @@ enum SandboxBanner {
             "kakao-bridge sandbox: the bridge listens on \(bridge) with all six steps on; Kakao, Google and the backend are local stand-ins.",
             "",
             "  bridge            \(bridge)   (config: \(world.defaultsSource) + generated values)",
-            "  Kakao API         \(upstreams.kakaoBaseURL)   (app id \(config.kakao.appID))",
-            "  Identity Toolkit  \(upstreams.identityToolkitBaseURL)   (web API key \(upstreams.webAPIKey))",
-            "  certificates      \(upstreams.certificatesURL)",
-            "  backend           \(upstreams.backendURL)   (confirms every login through the bridge's hook)",
-            "  service account   \(world.serviceAccountFile)   (generated: \(upstreams.account.clientEmail))",
+            "  Kakao API         \(standIns.kakaoBaseURL)   (app id \(config.kakao.appID))",
+            "  Identity Toolkit  \(standIns.identityToolkitBaseURL)   (web API key \(standIns.webAPIKey))",
+            "  certificates      \(standIns.certificatesURL)",
+            "  backend           \(standIns.backendURL)   (confirms every login through the bridge's hook)",
+            "  service account   \(world.serviceAccountFile)   (generated: \(standIns.account.clientEmail))",
             "",
             "Sandbox Kakao tokens (good for this run only):",
             "  valid      \(tokens.valid)   user \(user.id) \"\(user.nickname ?? "")\", \(user.email ?? "") (verified)",

@@ -1,3 +1,4 @@
+import CurlHTTP
 import Foundation
 import KakaoBridge
 import Logging
@@ -21,14 +22,16 @@ final class SandboxWorld: Sendable {
 
     static let otherAppID: Int64 = 100_002
     static let webAPIKey = "sandbox-web-api-key"
-    static let validUser = StandIns.KakaoUser(
+    static let validUser = StandIns.KakaoAccount(
         id: 4_242_000_001, nickname: "Ryan", email: "ryan@example.com", isEmailValid: true, isEmailVerified: true,
         profileImageURL: "https://k.kakaocdn.net/dn/sandbox/img_640x640.jpg"
     )
-    static let otherAppUser = StandIns.KakaoUser(id: 4_242_000_002, nickname: "Apeach")
-    static let expiredUser = StandIns.KakaoUser(id: 4_242_000_003, nickname: "Muzi")
+    static let otherAppUser = StandIns.KakaoAccount(id: 4_242_000_002, nickname: "Apeach")
+    static let expiredUser = StandIns.KakaoAccount(id: 4_242_000_003, nickname: "Muzi")
 
-    let upstreams: SandboxUpstreams
+    let standIns: StandInSet
+    /// The service's one HTTP client for the stand-ins; stopped with the world.
+    let http = CurlHTTPClient()
     let config: BridgeConfig
     let tokens: SandboxTokens
     /// Where the non-generated settings came from, for the banner.
@@ -37,10 +40,10 @@ final class SandboxWorld: Sendable {
     private let directory: URL
 
     private init(
-        upstreams: SandboxUpstreams, config: BridgeConfig, tokens: SandboxTokens, defaultsSource: String,
+        standIns: StandInSet, config: BridgeConfig, tokens: SandboxTokens, defaultsSource: String,
         serviceAccountFile: String, directory: URL
     ) {
-        self.upstreams = upstreams
+        self.standIns = standIns
         self.config = config
         self.tokens = tokens
         self.defaultsSource = defaultsSource
@@ -70,13 +73,13 @@ final class SandboxWorld: Sendable {
             let loaded = try SandboxDefaults.load(path: options.defaultsPath, generated: generated)
             var config = loaded.config
 
-            let upstreams = try await SandboxUpstreams.start(appID: config.kakao.appID, webAPIKey: webAPIKey, account: account)
-            config.kakao.apiBaseURL = upstreams.kakaoBaseURL
-            config.firebase.identityToolkitURL = upstreams.identityToolkitBaseURL
-            config.firebase.securetokenCertsURL = upstreams.certificatesURL
-            config.backend.loginCompleteURL = upstreams.backendURL
+            let standIns = try await StandInSet.start(appID: config.kakao.appID, webAPIKey: webAPIKey, account: account)
+            config.kakao.apiBaseURL = standIns.kakaoBaseURL
+            config.firebase.identityToolkitURL = standIns.identityToolkitBaseURL
+            config.firebase.securetokenCertsURL = standIns.certificatesURL
+            config.backend.loginCompleteURL = standIns.backendURL
 
-            let kakao = upstreams.kakao
+            let kakao = standIns.kakao
             let expired = kakao.issueToken(for: expiredUser)
             kakao.expire(expired)
             let tokens = SandboxTokens(
@@ -85,7 +88,7 @@ final class SandboxWorld: Sendable {
                 expired: expired
             )
             return SandboxWorld(
-                upstreams: upstreams, config: config, tokens: tokens, defaultsSource: loaded.source,
+                standIns: standIns, config: config, tokens: tokens, defaultsSource: loaded.source,
                 serviceAccountFile: accountFile, directory: directory
             )
         } catch {
@@ -96,15 +99,15 @@ final class SandboxWorld: Sendable {
 
     /// The real service, as `serve` builds it. Once it listens, the backend stand-in is pointed at its hook (only then is
     /// the port known) and `onListening` runs.
-    func makeApplication(logger: Logger, onListening: @escaping @Sendable (Int) async -> Void) throws -> BridgeApplication {
-        let backend = upstreams.backend
+    func makeApplication(logger: Logger, onListening: @escaping @Sendable (Int) async -> Void) throws(StartupFailure) -> BridgeApplication {
+        let backend = standIns.backend
         let secret = hookSecret
         let host = Self.connectableHost(config.server.host)
         let environment = BridgeEnvironment(logger: logger) { port in
             backend.configureHook(url: "http://\(host):\(port)/v1/login-complete", secret: secret)
             await onListening(port)
         }
-        return try buildApplication(config: config, environment: environment)
+        return try buildApplication(config: config, upstreams: .live(config, http: http), environment: environment)
     }
 
     func bridgeURL(port: Int) -> String {
@@ -112,7 +115,8 @@ final class SandboxWorld: Sendable {
     }
 
     func stop() async {
-        await upstreams.stop()
+        http.shutdown()
+        await standIns.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 

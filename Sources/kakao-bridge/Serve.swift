@@ -1,4 +1,5 @@
 import ArgumentParser
+import CurlHTTP
 import Hummingbird
 import KakaoBridge
 import Logging
@@ -18,9 +19,14 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let config = try options.load()
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)
+        let http = CurlHTTPClient()
+        defer { http.shutdown() }
+        let reload = BridgeEnvironment.Reload(configPath: options.config) { BridgeUpstreams.live($0, http: http) }
         let app: BridgeApplication
         do {
-            app = try buildApplication(config: config, environment: BridgeEnvironment(logger: logger, configPath: options.config))
+            app = try buildApplication(
+                config: config, upstreams: .live(config, http: http), environment: BridgeEnvironment(logger: logger, reload: reload)
+            )
         } catch {
             Console.error("kakao-bridge: cannot start: \(error)")
             throw ExitCode(78)

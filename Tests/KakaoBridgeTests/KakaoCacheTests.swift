@@ -54,7 +54,7 @@ import Testing
         var options = TestWorld.Options()
         options.clock = clock.unixClock
         try await TestWorld.with(options) { world in
-            let token = world.kakao.issueToken(for: StandIns.KakaoUser(id: 77, nickname: "Short"), expiresIn: 10)
+            let token = world.kakao.issueToken(for: StandIns.KakaoAccount(id: 77, nickname: "Short"), expiresIn: 10)
             let reply5 = try await world.exchange(token)
             #expect(reply5.status == 200)
             clock.advance(5)

@@ -11,7 +11,7 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
     public typealias Responder = RouterResponder<BridgeRequestContext>
 
     let inner: Application<Responder>
-    /// The live state: tests and `runBridge` reach readiness and reload through it.
+    /// The live state: tests and `serve` reach readiness and reload through it.
     public let holder: StateHolder
 
     /// ServiceLifecycle logs services by description; keep it to a name.

@@ -1,4 +1,4 @@
-import CurlHTTP
+import Logging
 import Synchronization
 
 /// Everything a request needs that comes from configuration. Replaced as a whole on reload (SIGHUP), so a request sees
@@ -7,24 +7,52 @@ public struct BridgeState: Sendable {
     public let config: BridgeConfig
     let kakao: any KakaoVerifying
     let minter: CustomTokenMinter
+    /// Present exactly when steps 4–5 are on (`firebase.web_api_key` set).
     let identityToolkit: (any IdentityToolkitExchanging)?
+    /// Present exactly when step 6 is on (`backend.login_complete_url` set).
     let backend: (any BackendCompleting)?
-    /// Present exactly when the hook is enabled (`hook.secret` set).
-    let idTokens: (any IDTokenVerifying)?
+    /// Present exactly when the hook is on (`hook.secret` set).
+    let idTokens: IDTokenVerifier?
     let hookSecret: [UInt8]
 
-    init(
-        config: BridgeConfig, kakao: any KakaoVerifying, minter: CustomTokenMinter,
-        identityToolkit: (any IdentityToolkitExchanging)?, backend: (any BackendCompleting)?,
-        idTokens: (any IDTokenVerifying)?
-    ) {
-        self.config = config
-        self.kakao = kakao
-        self.minter = minter
-        self.identityToolkit = identityToolkit
-        self.backend = backend
-        self.idTokens = idTokens
-        self.hookSecret = Array(config.hook.secret.utf8)
+    /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
+    static func assemble(
+        _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger
+    ) throws(StartupFailure) -> BridgeState {
+        let account = try loadServiceAccount(config)
+        var config = config
+        if config.firebase.projectID.isEmpty { config.firebase.projectID = account.projectID }
+        let kakao: any KakaoVerifying = config.kakao.cacheSeconds > 0
+            ? KakaoVerificationCache(wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock)
+            : upstreams.kakao
+        let minter = CustomTokenMinter(
+            account: account, ttlSeconds: config.firebase.customTokenTTLSeconds, tenantID: config.firebase.tenantID, clock: clock
+        )
+        let idTokens = config.hook.secret.isEmpty ? nil : IDTokenVerifier(
+            rules: IDTokenClaimRules(
+                projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
+                clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
+            ),
+            certificates: PublicKeyCache(
+                source: upstreams.certificates, sourceName: "Google's certificate endpoint",
+                unavailable: Problem.firebaseUnavailable, metricLabel: "certificates", clock: clock, logger: logger
+            )
+        )
+        return BridgeState(
+            config: config, kakao: kakao, minter: minter,
+            identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
+            backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend,
+            idTokens: idTokens, hookSecret: Array(config.hook.secret.utf8)
+        )
+    }
+
+    /// `check-config` loads the key too, not only the YAML.
+    public static func loadServiceAccount(_ config: BridgeConfig) throws(StartupFailure) -> ServiceAccount {
+        do {
+            return try ServiceAccount.load(path: config.firebase.serviceAccountFile)
+        } catch {
+            throw StartupFailure("firebase.service_account_file: \(error)")
+        }
     }
 }
 

@@ -1,61 +1,29 @@
-import CurlHTTP
 import Hummingbird
 import Logging
 import NIOCore
-import ServiceLifecycle
 
-/// What `buildApplication` needs besides configuration; tests and the sandbox pass their own.
-public struct BridgeEnvironment: Sendable {
-    public var logger: Logger
-    public var clock: UnixClock
-    /// Called with the bound port once the server listens (tests bind port 0).
-    public var onServerRunning: @Sendable (Int) async -> Void
-    /// The file SIGHUP reloads; `nil` when the configuration did not come from a file (tests, sandbox).
-    public var configPath: String?
-
-    public init(
-        logger: Logger, clock: UnixClock = .system, configPath: String? = nil,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) {
-        self.logger = logger
-        self.clock = clock
-        self.configPath = configPath
-        self.onServerRunning = onServerRunning
-    }
-}
-
-/// The composition root: `serve`, `sandbox` and the tests all run the application built here.
+/// The composition root: `serve`, the sandbox and the tests all run the application built here, from a configuration and
+/// the upstreams to call (the real ones from `BridgeUpstreams.live`, or fakes). Metrics are bootstrapped by the caller,
+/// once per process (`BridgeMetrics.bootstrap()`).
 public func buildApplication(
-    config: BridgeConfig, environment: BridgeEnvironment
-) throws -> BridgeApplication {
-    BridgeMetrics.bootstrap()
-    let http = CurlHTTPClient()
-    let assembly = BridgeAssembly(http: http, clock: environment.clock)
-    let state: BridgeState
-    do {
-        state = try assembly.makeState(config, logger: environment.logger)
-    } catch {
-        http.shutdown()
-        throw error
-    }
+    config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
+) throws(StartupFailure) -> BridgeApplication {
+    let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger)
     let holder = StateHolder(state)
-    let router = buildRouter(holder: holder, logger: environment.logger)
     let onServerRunning = environment.onServerRunning
-    let reload = ReloadService(
-        holder: holder, assembly: assembly, configPath: environment.configPath, logger: environment.logger, startup: config
-    )
+    let reload = ReloadService(holder: holder, environment: environment, startup: config)
     let application = Application(
-        router: router,
+        router: buildRouter(holder: holder),
         server: .http1(configuration: ServerLimits.http1()),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
-        services: [HTTPClientService(http: http), reload],
+        services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger
     )
     return BridgeApplication(inner: application, holder: holder)
 }
 
-func buildRouter(holder: StateHolder, logger: Logger) -> Router<BridgeRequestContext> {
+func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {
     let router = Router(context: BridgeRequestContext.self)
     // Order matters: the access log and metrics sit outside `ProblemMiddleware` to see the status the client gets, and
     // inside `ClientAddressMiddleware` to see the real client; rate limiting throws a problem, so it sits inside.
@@ -73,13 +41,9 @@ func buildRouter(holder: StateHolder, logger: Logger) -> Router<BridgeRequestCon
     return router
 }
 
-/// Keeps the shared HTTP client alive while the application runs and stops its thread on shutdown.
-struct HTTPClientService: Service, CustomStringConvertible {
-    let http: CurlHTTPClient
-    var description: String { "HTTPClientService" }
+/// Why the service cannot start: a configuration that is valid on paper but unusable (the key file).
+public struct StartupFailure: Error, Sendable, CustomStringConvertible {
+    public let description: String
 
-    func run() async throws {
-        try? await gracefulShutdown()
-        http.shutdown()
-    }
+    public init(_ description: String) { self.description = description }
 }

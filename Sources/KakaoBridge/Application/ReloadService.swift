@@ -7,9 +7,7 @@ import UnixSignals
 /// sees either the old state or the new one, never a mix, and none is dropped. A reload that fails keeps the old state.
 struct ReloadService: Service, CustomStringConvertible {
     let holder: StateHolder
-    let assembly: BridgeAssembly
-    let configPath: String?
-    let logger: Logger
+    let environment: BridgeEnvironment
     /// Settings only read at start-up; a reload that changes them says a restart is needed.
     let startup: BridgeConfig
 
@@ -24,14 +22,16 @@ struct ReloadService: Service, CustomStringConvertible {
         }
     }
 
+    private var logger: Logger { environment.logger }
+
     func reload() async {
-        guard let configPath else {
+        guard let reload = environment.reload else {
             logger.warning("reload ignored: the configuration did not come from a file")
             return
         }
         let config: BridgeConfig
         do {
-            config = try ConfigLoader.load(path: configPath, environment: ProcessInfo.processInfo.environment)
+            config = try ConfigLoader.load(path: reload.configPath, environment: ProcessInfo.processInfo.environment)
         } catch {
             // ConfigError lists key paths and reasons, never values.
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
@@ -39,7 +39,9 @@ struct ReloadService: Service, CustomStringConvertible {
         }
         let state: BridgeState
         do {
-            state = try assembly.makeState(config, logger: logger)
+            state = try BridgeState.assemble(
+                config, upstreams: reload.upstreams(config), clock: environment.clock, logger: logger
+            )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
             return
@@ -58,14 +60,11 @@ struct ReloadService: Service, CustomStringConvertible {
     }
 
     /// A fresh hook verifier has no certificates yet; swapping it in at once would turn `/readyz` 503 for a moment and
-    /// make a load balancer pull this replica. Give the prefetch the upstream deadline to finish first.
+    /// make a load balancer pull this replica. One fetch first (bounded by the upstream deadline); should it fail, the
+    /// prefetch service keeps trying after the swap.
     private func waitUntilReady(_ state: BridgeState) async {
         guard let idTokens = state.idTokens else { return }
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(max(state.config.upstream.timeoutMS, 1000)))
-        while !idTokens.isReady, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if !idTokens.isReady {
+        if await !idTokens.prefetch() {
             logger.warning("reload: Google's certificates are not fetched yet; the hook is not ready until they are")
         }
     }

@@ -1,3 +1,4 @@
+import BridgeJSON
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
@@ -57,7 +58,7 @@ final class ParseErrorProblemHandler: ChannelDuplexHandler, RemovableChannelHand
         case .head(var head) where head.status == .badRequest:
             let requestID = RequestIDMiddleware.generate()
             let problem = Problem.invalidRequest("The request could not be parsed: malformed, or its headers are too large.")
-            let bytes = (try? JSONCoding.encode(ProblemBody(problem, requestID: requestID))).map(Array.init) ?? []
+            let bytes = ProblemBody(problem, requestID: requestID).jsonBytes
             head.headerFields[.contentType] = "application/problem+json"
             head.headerFields[.contentLength] = String(bytes.count)
             head.headerFields[.xRequestID] = requestID

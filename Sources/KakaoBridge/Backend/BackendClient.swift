@@ -1,9 +1,10 @@
+import BridgeJSON
 import CurlHTTP
-import Foundation
 
-/// The app's backend (step 6): receives `{"kakao_token": …, "token": <ID token>}` exactly as apps in the field send it.
+/// The app's backend (docs/api.md, step 6): receives `{"kakao_token": …, "token": <ID token>}` exactly as apps in the
+/// field send it.
 ///
-/// Layout shared by every upstream client: configuration, public entry point, requests, answer decoding, error mapping.
+/// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
 struct BackendClient: BackendCompleting {
     private let upstream: Upstream
     private let url: String
@@ -13,29 +14,30 @@ struct BackendClient: BackendCompleting {
         self.url = url
     }
 
+    // MARK: Entry point
+
+    /// Never retried: completing a login is not known to be idempotent at the backend. Any status comes back to the
+    /// caller, which turns a refusal into `backend_rejected` with the backend's answer.
     func completeLogin(kakaoToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult {
-        let body: Data
-        do {
-            body = try JSONCoding.encode(["kakao_token": kakaoToken, "token": idToken])
-        } catch {
-            throw Problem.internalError()
-        }
-        let request = HTTPRequest(
-            method: .post, url: url,
-            headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: Array(body)
-        )
-        // Never retried: completing a login is not known to be idempotent at the backend.
-        let response: HTTPResponse
-        do {
-            response = try await upstream.send(request, deadline: upstream.deadline(), context: context)
-        } catch {
-            switch error {
-            case .timeout: throw Problem.upstreamTimeout("The backend")
-            case .overloaded: throw Problem.backendUnavailable("Too many calls to the backend are in flight.")
-            case .unreachable(let why): throw Problem.backendUnavailable("The backend is unreachable: \(why).")
-            }
-        }
+        let response = try await upstream.post(url, body: LoginBody(kakaoToken: kakaoToken, idToken: idToken), Self.failures, context: context)
         return LoginResult(status: response.status, body: Self.body(response.body))
+    }
+
+    // MARK: Requests
+
+    /// Exactly these two keys, in this order, as existing apps send them.
+    struct LoginBody: JSONWritable {
+        var kakaoToken: String
+        var idToken: String
+
+        func write(to writer: inout JSONWriter) {
+            writer.openObject()
+            writer.key("kakao_token")
+            writer.string(kakaoToken)
+            writer.key("token")
+            writer.string(idToken)
+            writer.closeObject()
+        }
     }
 
     // MARK: Answers
@@ -43,7 +45,11 @@ struct BackendClient: BackendCompleting {
     /// JSON is passed on as JSON; anything else as text, so the app still sees what the backend said.
     static func body(_ bytes: [UInt8]) -> JSONValue {
         if bytes.isEmpty { return .null }
-        if let json = try? JSONCoding.decode(JSONValue.self, from: bytes) { return json }
+        if let json = JSONValue.parse(bytes) { return json }
         return .string(String(decoding: bytes.prefix(4096), as: UTF8.self))
     }
+
+    // MARK: Failure table (docs/errors.md)
+
+    static let failures = FailureMap("the backend", unavailable: Problem.backendUnavailable) { _ in nil }
 }

@@ -1,5 +1,7 @@
+import BridgeJSON
+
 /// Step 6: the backend's answer, passed back to the app as it came (`login` in §2).
-public struct LoginResult: Sendable, Equatable, Codable {
+public struct LoginResult: Sendable, Equatable {
     public var status: Int
     public var body: JSONValue
 

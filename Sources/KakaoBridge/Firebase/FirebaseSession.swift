@@ -1,15 +1,15 @@
 /// Steps 4–5: what Identity Toolkit returns for a custom token, as the service reports it (`expires_in` an integer).
-public struct FirebaseSession: Sendable, Equatable, Codable {
+public struct FirebaseSession: Sendable, Equatable {
     public var idToken: String
     public var refreshToken: String
     public var expiresIn: Int
     public var isNewUser: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case idToken = "id_token"
-        case refreshToken = "refresh_token"
-        case expiresIn = "expires_in"
-        case isNewUser = "is_new_user"
+    public init(idToken: String, refreshToken: String, expiresIn: Int, isNewUser: Bool) {
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.isNewUser = isNewUser
     }
 }
 

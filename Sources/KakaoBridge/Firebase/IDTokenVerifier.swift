@@ -1,26 +1,17 @@
+import BridgeJSON
 import OpenSSLCrypto
 
-/// Verifies Firebase ID tokens as the Firebase Admin SDKs do (contract §2, "ID token rules"), one rule at a time in a fixed
-/// order; the first broken rule is the `invalid_id_token` detail. Details never echo the token's own values.
-struct IDTokenVerifier: IDTokenVerifying {
-    let projectID: String
-    /// `nil` when `firebase.tenant_id` is empty.
-    let tenantID: String?
-    let clockSkewSeconds: Int64
-    let clock: UnixClock
-    let certificates: SecureTokenCertificates
+/// Verifies Firebase ID tokens as the Firebase Admin SDKs do (docs/api.md, the hook's ID-token rules), one rule at a time
+/// in a fixed order; the first broken rule is the `invalid_id_token` detail. Details never echo the token's own values.
+/// The header and signature are checked here; the claims by `IDTokenClaimRules`.
+struct IDTokenVerifier: Sendable {
+    let rules: IDTokenClaimRules
+    let certificates: PublicKeyCache
 
-    init(projectID: String, tenantID: String?, clockSkewSeconds: Int, clock: UnixClock, certificates: SecureTokenCertificates) {
-        self.projectID = projectID
-        self.tenantID = (tenantID?.isEmpty ?? true) ? nil : tenantID
-        self.clockSkewSeconds = Int64(min(max(clockSkewSeconds, 0), 60))
-        self.clock = clock
-        self.certificates = certificates
-    }
-
+    /// Readiness: the hook is ready once the certificates were fetched at least once.
     var isReady: Bool { certificates.isReady }
 
-    var issuer: String { "https://securetoken.google.com/" + projectID }
+    func prefetch() async -> Bool { await certificates.prefetch() }
 
     func verify(_ idToken: String, context: CallContext) async throws(Problem) -> VerifiedIDToken {
         guard let parts = JWTEncoding.split(idToken) else {
@@ -31,14 +22,14 @@ struct IDTokenVerifier: IDTokenVerifying {
             }
             throw Self.invalid("The ID token is not a JWT: it must be three base64url segments.")
         }
-        guard let header = try? JSONCoding.decode(JSONValue.self, from: parts.header), case .object = header else {
+        guard let header = JSONValue.parse(parts.header), case .object = header else {
             throw Self.invalid("The ID token's header is not a JSON object.")
         }
         // The algorithm is fixed here; the header can only agree with it (no `none`, no HS256 keyed with a public key).
         guard header["alg"]?.stringValue == "RS256" else {
             throw Self.invalid("The ID token's header alg must be RS256.")
         }
-        guard let payload = try? JSONCoding.decode(JSONValue.self, from: parts.payload), case .object = payload else {
+        guard let payload = JSONValue.parse(parts.payload), case .object = payload else {
             throw Self.invalid("The ID token's payload is not a JSON object.")
         }
         // Checked before `kid`: a custom token's `kid` is the service account's key id, which would only read "unknown kid".
@@ -54,40 +45,9 @@ struct IDTokenVerifier: IDTokenVerifying {
         guard key.verifyRS256(signature: parts.signature, message: parts.signingInput) else {
             throw Self.invalid("The ID token's signature is invalid.")
         }
-        try checkClaims(payload)
+        try rules.check(payload)
         guard let subject = payload["sub"]?.stringValue else { throw Self.invalid("The ID token's sub is missing.") }
         return VerifiedIDToken(subject: subject, claims: payload)
-    }
-
-    /// The payload rules that follow a valid signature.
-    func checkClaims(_ payload: JSONValue) throws(Problem) {
-        guard payload["aud"]?.stringValue == projectID else {
-            throw Self.invalid("The ID token's aud must be the Firebase project id (\(projectID)).")
-        }
-        guard payload["iss"]?.stringValue == issuer else {
-            throw Self.invalid("The ID token's iss must be \(issuer).")
-        }
-        guard let subject = payload["sub"]?.stringValue, !subject.isEmpty, subject.count <= 128 else {
-            throw Self.invalid("The ID token's sub must be a non-empty string of at most 128 characters.")
-        }
-        let now = clock.now()
-        guard let exp = payload["exp"]?.int64Value else { throw Self.invalid("The ID token's exp must be a number of seconds.") }
-        guard exp > now - clockSkewSeconds else { throw Self.invalid("The ID token has expired (exp).") }
-        guard let iat = payload["iat"]?.int64Value else { throw Self.invalid("The ID token's iat must be a number of seconds.") }
-        guard iat <= now + clockSkewSeconds else { throw Self.invalid("The ID token was issued in the future (iat).") }
-        if let authTimeValue = payload["auth_time"] {
-            guard let authTime = authTimeValue.int64Value else {
-                throw Self.invalid("The ID token's auth_time must be a number of seconds.")
-            }
-            guard authTime <= now + clockSkewSeconds else {
-                throw Self.invalid("The ID token's auth_time is in the future.")
-            }
-        }
-        if let tenantID {
-            guard payload["firebase"]?["tenant"]?.stringValue == tenantID else {
-                throw Self.invalid("The ID token's firebase.tenant must be the configured tenant (\(tenantID)).")
-            }
-        }
     }
 
     private static func invalid(_ detail: String) -> Problem { Problem.invalidIDToken(detail) }

@@ -1,9 +1,10 @@
+import BridgeJSON
 import CurlHTTP
 import Foundation
 
-/// Google's Identity Toolkit: `POST /v1/accounts:signInWithCustomToken?key=…` (steps 4–5).
+/// Google's Identity Toolkit: `POST /v1/accounts:signInWithCustomToken?key=…` (docs/api.md, steps 4–5).
 ///
-/// Layout shared by every upstream client: configuration, public entry point, requests, answer decoding, error mapping.
+/// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
 struct IdentityToolkitClient: IdentityToolkitExchanging {
     private let upstream: Upstream
     private let url: String
@@ -15,63 +16,50 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
         self.url = base + "/v1/accounts:signInWithCustomToken?key=" + key
     }
 
+    // MARK: Entry point
+
+    /// Never retried: a sign-in has effects (a new user is created) and 4xx answers are final.
     func signIn(customToken: String, context: CallContext) async throws(Problem) -> FirebaseSession {
-        let body: Data
-        do {
-            body = try JSONCoding.encode(SignInRequest(token: customToken, returnSecureToken: true))
-        } catch {
-            throw Problem.internalError()
-        }
-        let request = HTTPRequest(
-            method: .post, url: url,
-            headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: Array(body)
+        let reply: SignInReply = try await upstream.postJSON(
+            url, body: SignInRequest(token: customToken), Self.failures, context: context
         )
-        // Never retried: a sign-in has effects (a new user is created) and 4xx answers are final.
-        let response: HTTPResponse
-        do {
-            response = try await upstream.send(request, deadline: upstream.deadline(), context: context)
-        } catch {
-            throw Self.problem(for: error)
-        }
-        return try Self.session(from: response)
+        return FirebaseSession(
+            idToken: reply.idToken, refreshToken: reply.refreshToken, expiresIn: reply.expiresIn, isNewUser: reply.isNewUser
+        )
     }
 
-    // MARK: Requests and answers
+    // MARK: Requests
 
-    private struct SignInRequest: Encodable {
+    struct SignInRequest: JSONWritable {
         var token: String
-        var returnSecureToken: Bool
+
+        func write(to writer: inout JSONWriter) {
+            writer.openObject()
+            writer.key("token")
+            writer.string(token)
+            writer.key("returnSecureToken")
+            writer.bool(true)
+            writer.closeObject()
+        }
     }
 
-    private struct SignInReply: Decodable {
+    // MARK: Answers
+
+    /// `expiresIn` comes as a string of seconds; the app gets an integer.
+    struct SignInReply: JSONDecodable {
         var idToken: String
         var refreshToken: String
-        var expiresIn: String
-        var isNewUser: Bool?
-    }
+        var expiresIn: Int
+        var isNewUser: Bool
 
-    private struct GoogleError: Decodable {
-        struct Body: Decodable { var message: String? }
-        var error: Body
-    }
-
-    // MARK: Error mapping (contract §3)
-
-    static func session(from response: HTTPResponse) throws(Problem) -> FirebaseSession {
-        switch response.status {
-        case 200..<300:
-            guard let reply = try? JSONCoding.decode(SignInReply.self, from: response.body),
-                  !reply.idToken.isEmpty, let expiresIn = Int(reply.expiresIn), expiresIn > 0
-            else { throw Problem.firebaseUnavailable("Identity Toolkit's answer could not be read.") }
-            return FirebaseSession(
-                idToken: reply.idToken, refreshToken: reply.refreshToken, expiresIn: expiresIn,
-                isNewUser: reply.isNewUser ?? false
-            )
-        case 400..<500:
-            let message = (try? JSONCoding.decode(GoogleError.self, from: response.body))?.error.message
-            throw Problem.firebaseRejected("Identity Toolkit refused the custom token: \(messageCode(message)).")
-        default:
-            throw Problem.firebaseUnavailable("Identity Toolkit answered HTTP \(response.status).")
+        init(json: JSONValue) throws(JSONMismatch) {
+            idToken = try json.required("idToken", \.stringValue)
+            refreshToken = try json.required("refreshToken", \.stringValue)
+            guard let seconds = Int(try json.required("expiresIn", \.stringValue)), seconds > 0, !idToken.isEmpty else {
+                throw JSONMismatch()
+            }
+            expiresIn = seconds
+            isNewUser = try json.optional("isNewUser", \.boolValue) ?? false
         }
     }
 
@@ -83,11 +71,13 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
         return isCode ? code : String(message.prefix(200))
     }
 
-    static func problem(for failure: Upstream.Failure) -> Problem {
-        switch failure {
-        case .timeout: .upstreamTimeout("Identity Toolkit")
-        case .overloaded: .firebaseUnavailable("Too many calls to Identity Toolkit are in flight.")
-        case .unreachable(let why): .firebaseUnavailable("Identity Toolkit is unreachable: \(why).")
+    // MARK: Failure table (docs/errors.md)
+
+    static let failures = FailureMap("Identity Toolkit", unavailable: Problem.firebaseUnavailable) { response in
+        guard (400..<500).contains(response.status) else {
+            return .init(.firebaseUnavailable("Identity Toolkit answered HTTP \(response.status)."))
         }
+        let message = JSONValue.parse(response.body)?["error"]?["message"]?.stringValue
+        return .init(.firebaseRejected("Identity Toolkit refused the custom token: \(messageCode(message))."))
     }
 }

@@ -1,5 +1,5 @@
+import BridgeJSON
 import CurlHTTP
-import Foundation
 
 /// The parsers that read what strangers send, opened to the libFuzzer targets in `Fuzz/` (and to nothing else: the SPI
 /// keeps them out of the public API). Each takes arbitrary bytes and must return without crashing, hanging or leaking.
@@ -8,18 +8,19 @@ import Foundation
     public static func idToken(_ bytes: UnsafeRawBufferPointer) {
         let token = String(decoding: bytes, as: UTF8.self)
         guard let parts = JWTEncoding.split(token) else { return }
-        _ = try? JSONCoding.decode(JSONValue.self, from: parts.header)
-        guard let payload = try? JSONCoding.decode(JSONValue.self, from: parts.payload) else { return }
-        try? claimsVerifier.checkClaims(payload)
+        _ = JSONValue.parse(parts.header)
+        guard let payload = JSONValue.parse(parts.payload) else { return }
+        try? claimRules.check(payload)
         _ = payload["sub"]?.stringValue
         _ = payload["exp"]?.int64Value
     }
 
     /// Kakao's three answer shapes and the profile the service builds from `/v2/user/me`.
     public static func kakaoReplies(_ bytes: UnsafeRawBufferPointer) {
-        _ = try? JSONCoding.decode(KakaoTokenInfo.self, from: bytes)
-        _ = (try? JSONCoding.decode(KakaoMe.self, from: bytes))?.user
-        _ = try? JSONCoding.decode(KakaoErrorReply.self, from: bytes)
+        _ = try? KakaoTokenInfo(jsonBytes: bytes)
+        _ = (try? KakaoMe(jsonBytes: bytes))?.user
+        _ = try? KakaoErrorReply(jsonBytes: bytes)
+        _ = KakaoClient.failures.verdict(.success(HTTPResponse(status: 401, headers: [], body: Array(bytes))))
     }
 
     /// Identity Toolkit's answer (first byte picks the HTTP status), the certificate endpoint's answer and
@@ -28,12 +29,15 @@ import Foundation
         let statuses = [200, 400, 403, 429, 500, 503]
         let status = bytes.first.map { statuses[Int($0) % statuses.count] } ?? 200
         let body = Array(bytes.dropFirst())
-        _ = try? IdentityToolkitClient.session(from: HTTPResponse(status: status, headers: [], body: body))
+        let response = HTTPResponse(status: status, headers: [], body: body)
+        if case .answer(let answer) = IdentityToolkitClient.failures.verdict(.success(response)) {
+            _ = try? Upstream.decode(IdentityToolkitClient.SignInReply.self, answer, IdentityToolkitClient.failures)
+        }
         _ = IdentityToolkitClient.messageCode(String(decoding: body, as: UTF8.self))
         let cacheControl = String(decoding: body.prefix(64), as: UTF8.self)
-        _ = SecureTokenCertificates.parse(HTTPResponse(status: 200, headers: [(name: "cache-control", value: cacheControl)], body: body))
-        _ = SecureTokenCertificates.maxAge(cacheControl: cacheControl)
-        _ = try? JSONCoding.encode(BackendClient.body(body))
+        _ = try? GoogleCertificatesClient.keySet(from: HTTPResponse(status: 200, headers: [(name: "cache-control", value: cacheControl)], body: body))
+        _ = CacheControl.maxAge(cacheControl)
+        _ = BackendClient.body(body).jsonBytes
     }
 
     /// The configuration loader: YAML, then `BRIDGE_*` overrides taken from the input's last line, then validation.
@@ -51,21 +55,17 @@ import Foundation
 
     /// The JSON reader itself, round-tripped: what it accepts must serialise and read back to the same value.
     public static func json(_ bytes: UnsafeRawBufferPointer) {
-        guard let value = try? JSONCoding.decode(JSONValue.self, from: bytes),
-              let written = try? JSONCoding.encode(value)
-        else { return }
-        guard let again = try? JSONCoding.decode(JSONValue.self, from: written) else {
+        guard let value = JSONValue.parse(bytes) else { return }
+        let written = value.jsonBytes
+        guard let again = JSONValue.parse(written) else {
             preconditionFailure("the service cannot read its own JSON")
         }
         precondition(again.sameValue(as: value), "JSON round trip changed the value")
     }
 
-    private static let claimsVerifier = IDTokenVerifier(
-        projectID: "fuzz-project", tenantID: "", clockSkewSeconds: 0, clock: .system,
-        certificates: SecureTokenCertificates(
-            upstream: Upstream(.certificates, http: CurlHTTPClient(), timeout: .seconds(1), maxInFlight: 1),
-            url: "http://127.0.0.1:9/unused"
-        )
+    /// Pure: no key, no HTTP client, no clock but a fixed one.
+    private static let claimRules = IDTokenClaimRules(
+        projectID: "fuzz-project", tenantID: "", clockSkewSeconds: 0, clock: .fixed(1_700_000_000)
     )
 }
 

@@ -1,13 +1,15 @@
+import BridgeJSON
+
 /// The parts of Kakao's answers the service reads. Unknown fields are ignored; the deprecated `appId` is never read.
-struct KakaoTokenInfo: Decodable {
+struct KakaoTokenInfo {
     var id: Int64
     var expires_in: Int64?
     var app_id: Int64
 }
 
-struct KakaoMe: Decodable {
-    struct Account: Decodable {
-        struct Profile: Decodable {
+struct KakaoMe {
+    struct Account {
+        struct Profile {
             var nickname: String?
             var profile_image_url: String?
         }
@@ -34,46 +36,46 @@ struct KakaoMe: Decodable {
 }
 
 /// Kakao's error body: `{"msg": "...", "code": -401}`.
-struct KakaoErrorReply: Decodable {
+struct KakaoErrorReply {
     var code: Int
 }
 
-// Read without `JSONDecoder`: two Kakao answers per login are on the hot path.
+// Read member by member from the parsed answer (docs/api.md: only `kakao_account` and its `profile`, never `properties`).
 
-extension KakaoTokenInfo: JSONValueDecodable {
-    init(json: JSONValue) throws(JSONValue.Mismatch) {
+extension KakaoTokenInfo: JSONDecodable {
+    init(json: JSONValue) throws(JSONMismatch) {
         id = try json.required("id", \.int64Value)
         expires_in = try json.optional("expires_in", \.int64Value)
         app_id = try json.required("app_id", \.int64Value)
     }
 }
 
-extension KakaoMe: JSONValueDecodable {
-    init(json: JSONValue) throws(JSONValue.Mismatch) {
+extension KakaoMe: JSONDecodable {
+    init(json: JSONValue) throws(JSONMismatch) {
         id = try json.required("id", \.int64Value)
-        kakao_account = try json.member("kakao_account").map { account throws(JSONValue.Mismatch) in try Account(json: account) }
+        kakao_account = try json.member("kakao_account").map { account throws(JSONMismatch) in try Account(json: account) }
     }
 }
 
-extension KakaoMe.Account: JSONValueDecodable {
-    init(json: JSONValue) throws(JSONValue.Mismatch) {
-        profile = try json.member("profile").map { profile throws(JSONValue.Mismatch) in try Profile(json: profile) }
+extension KakaoMe.Account: JSONDecodable {
+    init(json: JSONValue) throws(JSONMismatch) {
+        profile = try json.member("profile").map { profile throws(JSONMismatch) in try Profile(json: profile) }
         email = try json.optional("email", \.stringValue)
         is_email_valid = try json.optional("is_email_valid", \.boolValue)
         is_email_verified = try json.optional("is_email_verified", \.boolValue)
     }
 }
 
-extension KakaoMe.Account.Profile: JSONValueDecodable {
-    init(json: JSONValue) throws(JSONValue.Mismatch) {
+extension KakaoMe.Account.Profile: JSONDecodable {
+    init(json: JSONValue) throws(JSONMismatch) {
         nickname = try json.optional("nickname", \.stringValue)
         profile_image_url = try json.optional("profile_image_url", \.stringValue)
     }
 }
 
-extension KakaoErrorReply: JSONValueDecodable {
-    init(json: JSONValue) throws(JSONValue.Mismatch) {
-        guard let code = try json.required("code", \.int64Value).exactInt else { throw JSONValue.Mismatch() }
+extension KakaoErrorReply: JSONDecodable {
+    init(json: JSONValue) throws(JSONMismatch) {
+        guard let code = try json.required("code", \.int64Value).exactInt else { throw JSONMismatch() }
         self.code = code
     }
 }

@@ -1,17 +1,11 @@
 /// A Kakao user as the service reports them (contract §2): from `kakao_account` and `kakao_account.profile`, never the
 /// deprecated `properties`. Fields Kakao did not return stay `nil` and are omitted from JSON.
-public struct KakaoUser: Sendable, Equatable, Codable {
+public struct KakaoUser: Sendable, Equatable {
     public var id: Int64
     public var nickname: String?
     public var email: String?
     public var emailVerified: Bool?
     public var profileImageURL: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, nickname, email
-        case emailVerified = "email_verified"
-        case profileImageURL = "profile_image_url"
-    }
 
     public init(id: Int64, nickname: String? = nil, email: String? = nil, emailVerified: Bool? = nil, profileImageURL: String? = nil) {
         self.id = id

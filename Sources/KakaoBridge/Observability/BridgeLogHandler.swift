@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 import Logging
 
@@ -32,32 +33,52 @@ public struct BridgeLogHandler: LogHandler {
         let time = Date().formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true))
         switch format {
         case .json:
-            var fields: [(String, String)] = [
-                ("time", JSONString.quote(time)), ("level", JSONString.quote(event.level.rawValue)),
-                ("logger", JSONString.quote(label)), ("message", JSONString.quote(event.message.description)),
-            ]
+            var line = JSONWriter(capacity: 256)
+            line.openObject()
+            line.key("time")
+            line.string(time)
+            line.key("level")
+            line.string(event.level.rawValue)
+            line.key("logger")
+            line.string(label)
+            line.key("message")
+            line.string(event.message.description)
             for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-                fields.append((key, Self.json(value)))
+                line.key(key)
+                Self.write(value, to: &line)
             }
-            sink.write("{" + fields.map { JSONString.quote($0.0) + ":" + $0.1 }.joined(separator: ",") + "}")
+            line.closeObject()
+            sink.write(String(decoding: line.bytes, as: UTF8.self))
         case .text:
             let rendered = merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             sink.write("\(time) \(event.level.rawValue.uppercased()) \(label): \(event.message)\(rendered.isEmpty ? "" : " " + rendered)")
         }
     }
 
-    private static func json(_ value: Logger.MetadataValue) -> String {
+    private static func write(_ value: Logger.MetadataValue, to line: inout JSONWriter) {
         switch value {
-        case .string(let string): return JSONString.quote(string)
+        case .string(let string): line.string(string)
         case .stringConvertible(let convertible):
-            if let number = convertible as? any BinaryInteger { return "\(number)" }
-            if let number = convertible as? Double, number.isFinite { return "\(number)" }
-            if let flag = convertible as? Bool { return flag ? "true" : "false" }
-            return JSONString.quote(convertible.description)
-        case .array(let values): return "[" + values.map(json).joined(separator: ",") + "]"
+            if let number = convertible as? any BinaryInteger, let exact = Int64(exactly: number) {
+                line.int(exact)
+            } else if let number = convertible as? Double, number.isFinite {
+                line.double(number)
+            } else if let flag = convertible as? Bool {
+                line.bool(flag)
+            } else {
+                line.string(convertible.description)
+            }
+        case .array(let values):
+            line.openArray()
+            for value in values { write(value, to: &line) }
+            line.closeArray()
         case .dictionary(let members):
-            return "{" + members.sorted(by: { $0.key < $1.key }).map { JSONString.quote($0.key) + ":" + json($0.value) }
-                .joined(separator: ",") + "}"
+            line.openObject()
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                line.key(key)
+                write(member, to: &line)
+            }
+            line.closeObject()
         }
     }
 }

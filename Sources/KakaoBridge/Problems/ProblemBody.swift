@@ -1,8 +1,8 @@
+import BridgeJSON
 import HTTPTypes
-import Foundation
 
-/// The RFC 9457 body of a `Problem`, with the contract's `code` and `request_id` members.
-struct ProblemBody: Encodable {
+/// The RFC 9457 body of a `Problem`, with our `code` and `request_id` members (docs/errors.md).
+struct ProblemBody: JSONWritable {
     var type: String
     var title: String
     var status: Int
@@ -10,11 +10,6 @@ struct ProblemBody: Encodable {
     var code: String
     var requestID: String
     var login: LoginResult?
-
-    enum CodingKeys: String, CodingKey {
-        case type, title, status, detail, code, login
-        case requestID = "request_id"
-    }
 
     init(_ problem: Problem, requestID: String) {
         self.type = "urn:kakao-bridge:problem:\(problem.codeName)"
@@ -24,5 +19,25 @@ struct ProblemBody: Encodable {
         self.code = problem.codeName
         self.requestID = requestID
         self.login = problem.login
+    }
+}
+
+extension ProblemBody {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("type")
+        writer.string(type)
+        writer.key("title")
+        writer.string(title)
+        writer.key("status")
+        writer.int(status)
+        writer.key("detail")
+        writer.string(detail)
+        writer.key("code")
+        writer.string(code)
+        writer.key("request_id")
+        writer.string(requestID)
+        writer.member("login", login)
+        writer.closeObject()
     }
 }

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Hummingbird
 import Logging
 import NIOCore
@@ -34,8 +35,7 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     static func response(for problem: Problem, requestID: String) -> Response {
-        let body = ProblemBody(problem, requestID: requestID)
-        let data = (try? JSONCoding.encode(body)) ?? Array(#"{"code":"internal_error"}"#.utf8).withUnsafeBytes { .init($0) }
+        let data = ProblemBody(problem, requestID: requestID).jsonBytes
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let seconds = problem.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }

@@ -1,7 +1,9 @@
-/// The hot-path answers written with `JSONWriter`, member for member what their `Encodable` conformances produce.
+import BridgeJSON
+
+/// The answers of docs/api.md, written with `JSONWriter`; `JSONWriterTests` holds each next to what Foundation writes.
 
 extension KakaoUser: JSONWritable {
-    func write(to writer: inout JSONWriter) {
+    public func write(to writer: inout JSONWriter) {
         writer.openObject()
         writer.key("id")
         writer.int(id)
@@ -14,7 +16,7 @@ extension KakaoUser: JSONWritable {
 }
 
 extension FirebaseSession: JSONWritable {
-    func write(to writer: inout JSONWriter) {
+    public func write(to writer: inout JSONWriter) {
         writer.openObject()
         writer.key("id_token")
         writer.string(idToken)
@@ -29,7 +31,7 @@ extension FirebaseSession: JSONWritable {
 }
 
 extension LoginResult: JSONWritable {
-    func write(to writer: inout JSONWriter) {
+    public func write(to writer: inout JSONWriter) {
         writer.openObject()
         writer.key("status")
         writer.int(status)

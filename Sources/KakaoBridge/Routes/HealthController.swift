@@ -1,3 +1,4 @@
+import BridgeJSON
 import Hummingbird
 
 /// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, certificates fetched when the hook is on,
@@ -6,10 +7,10 @@ struct HealthController {
     let holder: StateHolder
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get("/healthz") { _, _ in try JSONResponse.ok(["status": "ok"]) }
+        router.get("/healthz") { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
         router.get("/readyz") { _, _ in
             if let reason = readinessProblem() { throw Problem.notReady(reason) }
-            return try JSONResponse.ok(["status": "ready"])
+            return JSONResponse.ok(json: JSONValue.object(["status": "ready"]))
         }
         router.refuseOtherMethods("/healthz", allow: ["GET"])
         router.refuseOtherMethods("/readyz", allow: ["GET"])

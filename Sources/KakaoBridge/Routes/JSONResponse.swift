@@ -1,18 +1,11 @@
+import BridgeJSON
 import Hummingbird
 
+/// Every successful answer: JSON from `JSONWriter`, never cached by a proxy (it may carry tokens).
 enum JSONResponse {
-    static func ok(_ value: some Encodable) throws -> Response {
-        let data = try JSONCoding.encode(value)
-        return response(ByteBuffer(bytes: data))
-    }
-
-    /// The hot-path answers: written directly, without `JSONEncoder`.
     static func ok(json value: some JSONWritable) -> Response {
-        response(ByteBuffer(bytes: value.jsonBytes))
-    }
-
-    private static func response(_ body: ByteBuffer) -> Response {
-        Response(
+        let body = ByteBuffer(bytes: value.jsonBytes)
+        return Response(
             status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: body)
         )

@@ -13,8 +13,8 @@ struct LegacyController {
         router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET"])
     }
 
-    struct Reply: Encodable {
-        struct Item: Encodable {
+    struct Reply {
+        struct Item {
             var token: String
             var kakao_token: String
         }

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Hummingbird
 import NIOCore
 import OpenSSLCrypto
@@ -14,7 +15,7 @@ struct LoginCompleteController {
         router.refuseOtherMethods(RouterPath(Self.route), allow: ["POST"])
     }
 
-    struct Reply: Encodable {
+    struct Reply {
         var uid: String
         var kakao: KakaoUser
         var claims: JSONValue
@@ -60,7 +61,7 @@ struct LoginCompleteController {
         } catch {
             throw Problem.invalidRequest("The body could not be read.")
         }
-        guard let json = try? JSONCoding.decode(JSONValue.self, from: buffer.readableBytesView), case .object = json else {
+        guard let json = JSONValue.parse(buffer.readableBytesView), case .object = json else {
             throw Problem.invalidRequest("The body must be a JSON object with `kakao_token` and `token`.")
         }
         guard let kakaoToken = json["kakao_token"]?.stringValue, !kakaoToken.isEmpty else {

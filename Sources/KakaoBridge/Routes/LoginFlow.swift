@@ -39,17 +39,12 @@ struct LoginFlow: Sendable {
     }
 }
 
-struct TokenExchangeResponse: Encodable, Sendable {
+/// The answer of `GET /v1/token-exchange` (docs/api.md); written by `AnswerWriting`.
+struct TokenExchangeResponse: Sendable {
     var uid: String
     var customToken: String
     var customTokenExpiresIn: Int
     var kakao: KakaoUser
     var firebase: FirebaseSession?
     var login: LoginResult?
-
-    enum CodingKeys: String, CodingKey {
-        case uid, kakao, firebase, login
-        case customToken = "custom_token"
-        case customTokenExpiresIn = "custom_token_expires_in"
-    }
 }

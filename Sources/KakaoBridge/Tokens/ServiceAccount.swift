@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 import OpenSSLCrypto
 
@@ -15,11 +16,18 @@ public struct ServiceAccount: Sendable {
         self.privateKey = privateKey
     }
 
-    private struct File: Decodable {
+    private struct File: JSONDecodable {
         var client_email: String?
         var private_key: String?
         var private_key_id: String?
         var project_id: String?
+
+        init(json: JSONValue) throws(JSONMismatch) {
+            client_email = try json.optional("client_email", \.stringValue)
+            private_key = try json.optional("private_key", \.stringValue)
+            private_key_id = try json.optional("private_key_id", \.stringValue)
+            project_id = try json.optional("project_id", \.stringValue)
+        }
     }
 
     /// Reads the file and reports every missing field at once; the key's text never enters an error message.
@@ -33,7 +41,7 @@ public struct ServiceAccount: Sendable {
     public static func parse(_ data: Data, source: String) throws(ServiceAccountError) -> ServiceAccount {
         let file: File
         do {
-            file = try JSONDecoder().decode(File.self, from: data)
+            file = try File(jsonBytes: data)
         } catch {
             throw ServiceAccountError("\(source) is not a service-account JSON file")
         }

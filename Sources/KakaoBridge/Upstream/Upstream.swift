@@ -1,28 +1,38 @@
+import BridgeJSON
 import CurlHTTP
-import Foundation
 
-/// One external system the service calls. Every outbound request goes through `send`, which applies the deadline, the
-/// in-flight bound and the metrics; the per-upstream clients only build requests and read answers.
-public struct Upstream: Sendable {
-    public enum Name: String, Sendable {
+/// One external system the service calls, and the one shape of every call to it: a deadline, a bound on calls in flight,
+/// the retry policy and the failure table of the calling client (`FailureMap`), the metrics and the access-log timing.
+/// The per-upstream clients only build requests and read answers.
+struct Upstream: Sendable {
+    enum Name: String, Sendable {
         case kakao
         case identityToolkit = "identity_toolkit"
         case certificates
         case backend
     }
 
-    public enum Failure: Error, Sendable {
+    /// What the HTTP client's failure means, before the client's table turns it into a problem.
+    enum Failure: Error, Sendable {
         /// The deadline passed.
         case timeout
-        /// Connection refused, reset, TLS failure, oversized or cut-off answer: `detail` says which, without secrets.
+        /// Connection refused, reset, TLS failure, oversized or cut-off answer: the text says which, without secrets.
         case unreachable(String)
         /// `upstream.max_in_flight` calls are already running.
         case overloaded
     }
 
+    /// A call's first answer (or failure) and what is needed to retry it.
+    struct Attempt: Sendable {
+        let request: HTTPRequest
+        let failures: FailureMap
+        let deadline: ContinuousClock.Instant
+        let verdict: FailureMap.Verdict
+    }
+
     let name: Name
-    let http: CurlHTTPClient
     let timeout: Duration
+    private let http: CurlHTTPClient
     private let gate: InFlightGate
     private let meters: UpstreamMeters
 
@@ -34,28 +44,80 @@ public struct Upstream: Sendable {
         self.meters = UpstreamMeters(upstream: name.rawValue)
     }
 
-    /// Sends one request that must finish by `deadline` (the caller's budget for this upstream, retries included).
-    func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant, context: CallContext) async throws(Failure) -> HTTPResponse {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        guard remaining > .milliseconds(1) else { throw .timeout }
-        guard gate.tryEnter() else {
-            meters.count(.overloaded)
-            throw .overloaded
-        }
-        defer { gate.leave() }
-        let start = ContinuousClock.now
-        let outcome: Result<HTTPResponse, HTTPClientError>
-        do {
-            outcome = .success(try await http.execute(prepared(request, remaining, context)))
-        } catch {
-            outcome = .failure(error)
-        }
-        return try settle(outcome, elapsed: ContinuousClock.now - start, context: context).get()
+    // MARK: Calls
+
+    /// Sends `request` and retries it as `failures` allows, all within one deadline (`upstream.timeout_ms`).
+    func call(_ request: HTTPRequest, _ failures: FailureMap, context: CallContext) async throws(Problem) -> HTTPResponse {
+        try await finish(startAll([request], failures, context: context)[0], context: context)
     }
 
-    /// Sends the requests at once, each bound as by `send`, and returns every outcome in order: for a caller that needs
-    /// all the answers, one suspension instead of a child task per request.
-    func sendAll(_ requests: [HTTPRequest], deadline: ContinuousClock.Instant, context: CallContext) async -> [Result<HTTPResponse, Failure>] {
+    /// The first attempt of each request, sent together: one suspension for all of them, and their latencies overlap.
+    func startAll(_ requests: [HTTPRequest], _ failures: FailureMap, context: CallContext) async -> [Attempt] {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let outcomes = await sendAll(requests, deadline: deadline, context: context)
+        return zip(requests, outcomes).map { request, outcome in
+            Attempt(request: request, failures: failures, deadline: deadline, verdict: failures.verdict(outcome))
+        }
+    }
+
+    /// The attempt's answer, retrying one request at a time (the rare case) while its policy and deadline allow.
+    func finish(_ attempt: Attempt, context: CallContext) async throws(Problem) -> HTTPResponse {
+        var verdict = attempt.verdict
+        var retries = 0
+        let policy = attempt.failures.retry
+        while true {
+            switch verdict {
+            case .answer(let response):
+                return response
+            case .fail(let problem, let retryable):
+                guard retryable, retries < policy.maxRetries,
+                      await policy.pause(before: retries + 1, deadline: attempt.deadline) else { throw problem }
+                retries += 1
+            }
+            verdict = attempt.failures.verdict(await sendAll([attempt.request], deadline: attempt.deadline, context: context)[0])
+        }
+    }
+
+    // MARK: JSON
+
+    func getJSON<T: JSONDecodable>(
+        _ url: String, headers: [(String, String)] = [], _ failures: FailureMap, context: CallContext
+    ) async throws(Problem) -> T {
+        let request = HTTPRequest(method: .get, url: url, headers: headers + [("Accept", "application/json")])
+        return try Self.decode(T.self, try await call(request, failures, context: context), failures)
+    }
+
+    func postJSON<T: JSONDecodable>(
+        _ url: String, body: some JSONWritable, headers: [(String, String)] = [], _ failures: FailureMap, context: CallContext
+    ) async throws(Problem) -> T {
+        try Self.decode(T.self, try await post(url, body: body, headers: headers, failures, context: context), failures)
+    }
+
+    /// A JSON POST whose answer the caller reads itself (the backend's answer goes back to the app as it came).
+    func post(
+        _ url: String, body: some JSONWritable, headers: [(String, String)] = [], _ failures: FailureMap, context: CallContext
+    ) async throws(Problem) -> HTTPResponse {
+        let request = HTTPRequest(
+            method: .post, url: url,
+            headers: headers + [("Content-Type", "application/json"), ("Accept", "application/json")], body: body.jsonBytes
+        )
+        return try await call(request, failures, context: context)
+    }
+
+    static func decode<T: JSONDecodable>(_ type: T.Type, _ response: HTTPResponse, _ failures: FailureMap) throws(Problem) -> T {
+        do {
+            return try T(jsonBytes: response.body)
+        } catch {
+            throw failures.unreadable
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends the requests at once, each bound by the deadline and the in-flight gate, and returns every outcome in order.
+    private func sendAll(
+        _ requests: [HTTPRequest], deadline: ContinuousClock.Instant, context: CallContext
+    ) async -> [Result<HTTPResponse, Failure>] {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .milliseconds(1) else { return requests.map { _ in .failure(.timeout) } }
         var results = [Result<HTTPResponse, Failure>](repeating: .failure(.overloaded), count: requests.count)
@@ -65,14 +127,25 @@ public struct Upstream: Sendable {
         }
         defer { for _ in admitted { gate.leave() } }
         let start = ContinuousClock.now
-        let completions = await http.execute(all: admitted.map { prepared(requests[$0], remaining, context) })
+        let completions: [(outcome: Result<HTTPResponse, HTTPClientError>, finishedAt: ContinuousClock.Instant)]
+        if admitted.count == 1 {
+            // One request: the single-call path costs less than a batch.
+            let request = prepared(requests[admitted[0]], remaining, context)
+            let outcome: Result<HTTPResponse, HTTPClientError>
+            do {
+                outcome = .success(try await http.execute(request))
+            } catch {
+                outcome = .failure(error)
+            }
+            completions = [(outcome, ContinuousClock.now)]
+        } else {
+            completions = await http.execute(all: admitted.map { prepared(requests[$0], remaining, context) })
+        }
         for (index, completion) in zip(admitted, completions) {
             results[index] = settle(completion.outcome, elapsed: completion.finishedAt - start, context: context)
         }
         return results
     }
-
-    func deadline() -> ContinuousClock.Instant { ContinuousClock.now.advanced(by: timeout) }
 
     private func prepared(_ request: HTTPRequest, _ remaining: Duration, _ context: CallContext) -> HTTPRequest {
         var request = request

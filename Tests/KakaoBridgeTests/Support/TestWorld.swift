@@ -130,14 +130,14 @@ final class TestWorld: Sendable {
         id: Int64 = 1_234_567_890, nickname: String? = "Ryan", email: String? = "ryan@example.com",
         emailValid: Bool = true, emailVerified: Bool = true
     ) -> String {
-        kakao.issueToken(for: StandIns.KakaoUser(
+        kakao.issueToken(for: StandIns.KakaoAccount(
             id: id, nickname: nickname, email: email, isEmailValid: emailValid, isEmailVerified: emailVerified,
             profileImageURL: "https://k.kakaocdn.net/dn/profile.jpg"
         ))
     }
 
     func otherAppToken(id: Int64 = 55) -> String {
-        kakao.issueToken(for: StandIns.KakaoUser(id: id, nickname: "Other"), appID: Self.otherAppID)
+        kakao.issueToken(for: StandIns.KakaoAccount(id: id, nickname: "Other"), appID: Self.otherAppID)
     }
 
     // MARK: Calling the bridge

@@ -1,69 +1,70 @@
-/// Appends JSON to a byte array, for the answers every request sends: `JSONEncoder` goes through the `Encodable` machinery
-/// and a `Data` copy, several times the cost of writing the bytes. Output matches `JSONCoding.encode`: slashes unescaped,
-/// `nil` members omitted, whole doubles without `.0`.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// Appends JSON to a byte array: the one way the service writes JSON (answers, problem bodies, upstream requests, token
+/// payloads, log lines). `JSONEncoder` goes through the `Encodable` machinery and a `Data` copy, several times the cost of
+/// writing the bytes. Output is what `JSONEncoder` with `.withoutEscapingSlashes` writes: slashes unescaped, `nil`
+/// members omitted, whole doubles without `.0`; `JSONValue` objects are written in key order, so output is stable.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
     /// Whether the next value or key in the current container needs a comma before it.
     private var needsComma = false
 
-    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
-    mutating func openObject() {
+    public mutating func openObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    mutating func closeObject() {
+    public mutating func closeObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
-    mutating func openArray() {
+    public mutating func openArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         needsComma = false
     }
 
-    mutating func closeArray() {
+    public mutating func closeArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
-    mutating func key(_ key: String) {
+    public mutating func key(_ key: String) {
         separate()
         appendQuoted(key)
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
         needsComma = true
     }
 
-    mutating func int(_ value: Int64) {
+    public mutating func int(_ value: Int64) {
         separate()
         appendDecimal(value)
         needsComma = true
     }
 
-    mutating func int(_ value: Int) { int(Int64(value)) }
+    public mutating func int(_ value: Int) { int(Int64(value)) }
 
-    mutating func bool(_ value: Bool) {
+    public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
-    mutating func null() {
+    public mutating func null() {
         separate()
         bytes.append(contentsOf: Self.nullBytes)
         needsComma = true
     }
 
-    mutating func double(_ value: Double) {
+    public mutating func double(_ value: Double) {
         separate()
         var text = value.isFinite ? value.description : "null"
         if text.hasSuffix(".0") { text.removeLast(2) }
@@ -71,7 +72,7 @@ struct JSONWriter {
         needsComma = true
     }
 
-    mutating func value(_ value: JSONValue) {
+    public mutating func value(_ value: JSONValue) {
         switch value {
         case .null: null()
         case .bool(let flag): bool(flag)
@@ -84,9 +85,9 @@ struct JSONWriter {
             closeArray()
         case .object(let members):
             openObject()
-            for (name, member) in members {
+            for name in members.keys.sorted() {
                 key(name)
-                self.value(member)
+                self.value(members[name]!)
             }
             closeObject()
         }
@@ -94,25 +95,25 @@ struct JSONWriter {
 
     // Optional members, omitted when nil as synthesized `Encodable` does.
 
-    mutating func member(_ name: String, _ value: String?) {
+    public mutating func member(_ name: String, _ value: String?) {
         guard let value else { return }
         key(name)
         string(value)
     }
 
-    mutating func member(_ name: String, _ value: Int64?) {
+    public mutating func member(_ name: String, _ value: Int64?) {
         guard let value else { return }
         key(name)
         int(value)
     }
 
-    mutating func member(_ name: String, _ value: Bool?) {
+    public mutating func member(_ name: String, _ value: Bool?) {
         guard let value else { return }
         key(name)
         bool(value)
     }
 
-    mutating func member(_ name: String, _ value: (some JSONWritable)?) {
+    public mutating func member(_ name: String, _ value: (some JSONWritable)?) {
         guard let value else { return }
         key(name)
         value.write(to: &self)
@@ -167,13 +168,13 @@ struct JSONWriter {
     }
 }
 
-/// A value that writes itself with `JSONWriter`: the answers on the hot path.
-protocol JSONWritable {
+/// A value that writes itself with `JSONWriter`.
+public protocol JSONWritable {
     func write(to writer: inout JSONWriter)
 }
 
 extension JSONWritable {
-    var jsonBytes: [UInt8] {
+    public var jsonBytes: [UInt8] {
         var writer = JSONWriter()
         write(to: &writer)
         return writer.bytes
@@ -181,5 +182,5 @@ extension JSONWritable {
 }
 
 extension JSONValue: JSONWritable {
-    func write(to writer: inout JSONWriter) { writer.value(self) }
+    public func write(to writer: inout JSONWriter) { writer.value(self) }
 }

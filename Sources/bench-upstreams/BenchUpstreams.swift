@@ -4,11 +4,11 @@ import StandIns
 
 /// The benchmark's upstreams (scripts/bench/run): the stand-ins in a process of their own, so that the service under load
 /// is measured alone. Writes the tokens and ready-made configurations into `--out`, then serves until SIGTERM or SIGINT.
+@main
 struct BenchUpstreams: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-upstreams",
-        abstract: "Run the stand-ins for the benchmark (scripts/bench/run) until SIGTERM.",
-        shouldDisplay: false
+        abstract: "Run the stand-ins for the benchmark (scripts/bench/run) until SIGTERM."
     )
 
     static let appID: Int64 = 424242
@@ -35,24 +35,14 @@ struct BenchUpstreams: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: out, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let account = try SandboxServiceAccount.generate(projectID: "kakao-bridge-bench")
-        let keys = try SecureTokenKeys()
-        let kakao = KakaoStandIn(appID: Self.appID)
+        let set = try await StandInSet.start(appID: Self.appID, webAPIKey: Self.apiKey, account: account)
+        let kakao = set.kakao
         if kakaoDelayMS > 0 { kakao.setFault(.delay(.milliseconds(kakaoDelayMS)), endpoint: .both) }
-        let certificates = CertificatesStandIn(keys: keys)
-        let identityToolkit = IdentityToolkitStandIn(
-            apiKey: Self.apiKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
-            serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID, keys: keys
-        )
-        let backend = BackendStandIn()
-        let servers = [
-            try await kakao.start(), try await certificates.start(), try await identityToolkit.start(), try await backend.start(),
-        ]
-
         var tokens = ""
         tokens.reserveCapacity(users * 56)
         for index in 0..<users {
             let id = Int64(3_000_000_000) + Int64(index)
-            tokens += kakao.issueToken(for: KakaoUser(
+            tokens += kakao.issueToken(for: KakaoAccount(
                 id: id, nickname: "user\(index)", email: "user\(index)@example.com",
                 profileImageURL: "https://k.kakaocdn.net/dn/\(index)/img_640x640.jpg"
             )) + "\n"
@@ -64,8 +54,8 @@ struct BenchUpstreams: AsyncParsableCommand {
         try Data(secret.utf8).write(to: directory.appendingPathComponent("hook-secret.txt"))
 
         let common = Self.yaml(
-            port: port, kakao: servers[0].baseURL, certificates: CertificatesStandIn.url(on: servers[1]),
-            identityToolkit: servers[2].baseURL, accountFile: accountFile.path
+            port: port, kakao: set.kakaoBaseURL, certificates: set.certificatesURL,
+            identityToolkit: set.identityToolkitBaseURL, accountFile: accountFile.path
         )
         try write(common, "bridge-hook.yaml", in: directory, extra: """
             firebase_web_api_key: \(Self.apiKey)
@@ -74,20 +64,20 @@ struct BenchUpstreams: AsyncParsableCommand {
         try write(common, "bridge-full.yaml", in: directory, extra: """
             firebase_web_api_key: \(Self.apiKey)
             hook_secret: \(secret)
-            backend_url: \(BackendStandIn.url(on: servers[3]))
+            backend_url: \(set.backendURL)
             """)
-        backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret)
+        set.backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret)
         // Written last: the script waits for this file.
         try write(common, "bridge.yaml", in: directory, extra: "")
 
         await Self.waitForTermination()
-        for server in servers { await server.stop() }
+        await set.stop()
     }
 
     /// Steps 2–3 only; the `extra` lines (web API key, hook secret, backend) fill the placeholders below.
     private static func yaml(port: Int, kakao: String, certificates: String, identityToolkit: String, accountFile: String) -> String {
         """
-        # Written by `kakao-bridge bench-upstreams`: the service against the benchmark's stand-ins.
+        # Written by `bench-upstreams`: the service against the benchmark's stand-ins.
         server:
           host: 127.0.0.1
           port: \(port)

@@ -1,7 +1,8 @@
+import BridgeJSON
 import Foundation
 
 /// A Kakao account as the stand-in knows it; nil fields are omitted from `/v2/user/me`.
-public struct KakaoUser: Sendable, Equatable {
+public struct KakaoAccount: Sendable, Equatable {
     public var id: Int64
     public var nickname: String?
     public var email: String?

@@ -1,8 +1,8 @@
 import Logging
 
-/// All four upstreams of the bridge on loopback, signed by a fresh service account: what `kakao-bridge sandbox`, the demo
-/// and the benchmark point a real bridge at. Started together so a half-started set never leaks servers.
-public final class SandboxUpstreams: Sendable {
+/// All four upstreams of the bridge on loopback, signed by a fresh service account: the one set the tests, `kakao-bridge
+/// sandbox`, the demo and the benchmark point a real bridge at. Started together so a half-started set never leaks servers.
+public final class StandInSet: Sendable {
     public let account: SandboxServiceAccount
     public let keys: SecureTokenKeys
     public let webAPIKey: String
@@ -50,14 +50,16 @@ public final class SandboxUpstreams: Sendable {
         appID: Int64,
         webAPIKey: String,
         account: SandboxServiceAccount,
+        tenantID: String? = nil,
         logger: Logger? = nil
-    ) async throws -> SandboxUpstreams {
+    ) async throws -> StandInSet {
         let keys = try SecureTokenKeys()
         let kakao = KakaoStandIn(appID: appID)
         let certificates = CertificatesStandIn(keys: keys)
         let identityToolkit = IdentityToolkitStandIn(
             apiKey: webAPIKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
-            serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID, keys: keys
+            serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID, keys: keys,
+            tenantID: tenantID
         )
         let backend = BackendStandIn()
 
@@ -71,7 +73,7 @@ public final class SandboxUpstreams: Sendable {
             for server in started { await server.stop() }
             throw error
         }
-        return SandboxUpstreams(
+        return StandInSet(
             account: account, keys: keys, webAPIKey: webAPIKey, kakao: kakao, certificates: certificates,
             identityToolkit: identityToolkit, backend: backend, servers: started
         )

@@ -3,16 +3,10 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// Runs the service until SIGTERM or SIGINT, then drains: readiness turns 503 at once, the listener closes, requests in
-/// flight get `server.shutdown_grace_seconds` to finish, and the function returns (the process exits 0). What is still
-/// running after the grace period is cancelled.
-public func runBridge(config: BridgeConfig, environment: BridgeEnvironment) async throws {
-    let app = try buildApplication(config: config, environment: environment)
-    try await app.runUntilTerminated(graceSeconds: config.server.shutdownGraceSeconds)
-}
-
 extension BridgeApplication {
-    /// `runService()` with the grace period: what `serve` runs once the application is built.
+    /// Runs the service until SIGTERM or SIGINT, then drains: readiness turns 503 at once, the listener closes, requests in
+    /// flight get `server.shutdown_grace_seconds` to finish, and the function returns (the process exits 0). What is still
+    /// running after the grace period is cancelled.
     public func runUntilTerminated(graceSeconds: Int) async throws {
         try await drainOnTermination(self, graceSeconds: graceSeconds, logger: logger)
     }

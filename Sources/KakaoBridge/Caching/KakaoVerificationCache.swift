@@ -17,6 +17,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
     private let maxEntries: Int
     private let clock: UnixClock
     private let state = Mutex(State())
+    private let flights = SingleFlight<TokenDigest, Result<VerifiedKakaoToken, Problem>>()
     // Resolved once: looking a metric up in the registry per request costs a lock and a hash of its labels.
     private let hits = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "hit")])
     private let misses = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "miss")])
@@ -29,89 +30,55 @@ public final class KakaoVerificationCache: KakaoVerifying {
         self.clock = clock
     }
 
-    public func verify(accessToken: String, context: CallContext) async throws(Problem) -> KakaoUser {
-        try await verifyReportingLifetime(accessToken: accessToken, context: context).user
-    }
-
     public func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
         let key = TokenDigest(accessToken)
-        let now = clock.now()
-        let plan = state.withLock { state -> Plan in
-            if let entry = state.entries[key] {
-                if now < entry.trustedUntil {
-                    return .cached(VerifiedKakaoToken(user: entry.user, expiresIn: entry.tokenExpiresAt.map { $0 - now }))
-                }
-                state.entries[key] = nil
-            }
-            if state.pending[key] != nil { return .join }
-            state.pending[key] = []
-            return .lead
-        }
-        switch plan {
-        case .cached(let verified):
+        if let cached = lookUp(key) {
             hits.increment()
-            return verified
-        case .join:
-            shared.increment()
-            // `nil`: the verification ended before we could wait for it; its outcome is cached or it failed, so look again.
-            guard let outcome = await join(key) else {
-                return try await verifyReportingLifetime(accessToken: accessToken, context: context)
-            }
-            return try outcome.get()
-        case .lead:
-            misses.increment()
+            return cached
+        }
+        let (outcome, joined) = await flights.run(key) { () async -> Result<VerifiedKakaoToken, Problem> in
+            if let cached = lookUp(key) { return .success(cached) }
             let outcome: Result<VerifiedKakaoToken, Problem>
             do throws(Problem) {
                 outcome = .success(try await inner.verifyReportingLifetime(accessToken: accessToken, context: context))
             } catch {
                 outcome = .failure(error)
             }
-            finish(key, outcome)
-            return try outcome.get()
+            if case .success(let verified) = outcome { store(key, verified) }
+            return outcome
         }
+        (joined ? shared : misses).increment()
+        return try outcome.get()
     }
 
     /// Entries currently held, live or expired but not yet dropped (tests, bounds).
     public var count: Int { state.withLock { $0.entries.count } }
 
-    // MARK: Single flight
-
-    /// The first caller for a token verifies it itself; callers arriving meanwhile wait here for its outcome. No task
-    /// per verification: the leader's own task does the work.
-    private typealias Waiter = CheckedContinuation<Result<VerifiedKakaoToken, Problem>?, Never>
-
-    private enum Plan {
-        case cached(VerifiedKakaoToken)
-        case join
-        case lead
-    }
-
-    private func join(_ key: TokenDigest) async -> Result<VerifiedKakaoToken, Problem>? {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Result<VerifiedKakaoToken, Problem>?, Never>) in
-            let registered = state.withLock { state -> Bool in
-                guard state.pending[key] != nil else { return false }
-                state.pending[key]!.append(waiter)
-                return true
+    private func lookUp(_ key: TokenDigest) -> VerifiedKakaoToken? {
+        let now = clock.now()
+        return state.withLock { state -> VerifiedKakaoToken? in
+            guard let entry = state.entries[key] else { return nil }
+            guard now < entry.trustedUntil else {
+                state.entries[key] = nil
+                return nil
             }
-            if !registered { waiter.resume(returning: nil) }
+            return VerifiedKakaoToken(user: entry.user, expiresIn: entry.tokenExpiresAt.map { $0 - now })
         }
     }
 
-    private func finish(_ key: TokenDigest, _ outcome: Result<VerifiedKakaoToken, Problem>) {
+    /// Failures are never stored: a token Kakao refused a moment ago may be fine after Kakao recovers.
+    private func store(_ key: TokenDigest, _ verified: VerifiedKakaoToken) {
+        guard ttl > 0 else { return }
         let now = clock.now()
-        let waiters = state.withLock { state -> [Waiter] in
-            let waiters = state.pending.removeValue(forKey: key) ?? []
-            guard case .success(let verified) = outcome, ttl > 0 else { return waiters }
-            var trustedUntil = now + ttl
-            if let expiresIn = verified.expiresIn { trustedUntil = min(trustedUntil, now + expiresIn) }
-            guard trustedUntil > now else { return waiters }
+        var trustedUntil = now + ttl
+        if let expiresIn = verified.expiresIn { trustedUntil = min(trustedUntil, now + expiresIn) }
+        guard trustedUntil > now else { return }
+        state.withLock { state in
             state.insert(
                 key, Entry(user: verified.user, trustedUntil: trustedUntil, tokenExpiresAt: verified.expiresIn.map { now + $0 }),
                 now: now, maxEntries: maxEntries
             )
-            return waiters
         }
-        for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
     // MARK: Storage
@@ -130,8 +97,6 @@ public final class KakaoVerificationCache: KakaoVerifying {
         var order: [(key: TokenDigest, serial: UInt64)] = []
         var head = 0
         var nextSerial: UInt64 = 0
-        /// Tokens being verified right now, with the callers waiting for that verification.
-        var pending: [TokenDigest: [Waiter]] = [:]
 
         mutating func insert(_ key: TokenDigest, _ entry: Entry, now: Int64, maxEntries: Int) {
             var entry = entry

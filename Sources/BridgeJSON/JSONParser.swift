@@ -4,18 +4,22 @@
 ///
 /// Integers that fit in `Int64` stay exact (written without fraction or exponent, digit for digit; otherwise when the value
 /// is whole, as `JSONDecoder` decides); other numbers are `Double`. Nesting is bounded by
-/// `JSONCoding.maxDepth`. Strings must be valid UTF-8; escapes, surrogate pairs included, are decoded. Of duplicate object
+/// `maxDepth`. Strings must be valid UTF-8; escapes, surrogate pairs included, are decoded. Of duplicate object
 /// keys the last one wins, as in JavaScript's `JSON.parse`.
-struct JSONParser {
-    struct Failure: Error {}
+public struct JSONParser {
+    public struct Failure: Error {}
 
-    static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> JSONValue {
+    /// Deeper JSON than this is refused: nothing the service reads legitimately nests beyond a few levels, and a
+    /// recursive parser must not be driven into a stack overflow by a stranger.
+    public static let maxDepth = 32
+
+    public static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> JSONValue {
         let parse = { (buffer: UnsafeBufferPointer<UInt8>) in Result { () throws(Failure) in try Self.parse(buffer: buffer) } }
         let result = bytes.withContiguousStorageIfAvailable(parse) ?? Array(bytes).withUnsafeBufferPointer(parse)
         return try result.get()
     }
 
-    static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
+    public static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
         var parser = JSONParser(input: buffer)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -68,7 +72,7 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
-        guard depth <= JSONCoding.maxDepth else { throw Failure() }
+        guard depth <= Self.maxDepth else { throw Failure() }
         position += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -97,7 +101,7 @@ struct JSONParser {
     }
 
     private mutating func array(depth: Int) throws(Failure) -> JSONValue {
-        guard depth <= JSONCoding.maxDepth else { throw Failure() }
+        guard depth <= Self.maxDepth else { throw Failure() }
         position += 1
         var elements: [JSONValue] = []
         skipWhitespace()

@@ -1,0 +1,32 @@
+import Logging
+
+/// What `buildApplication` needs besides configuration and upstreams; `serve`, the sandbox and the tests pass their own.
+public struct BridgeEnvironment: Sendable {
+    /// SIGHUP reloads the configuration from `configPath` and makes new upstreams for it.
+    public struct Reload: Sendable {
+        public var configPath: String
+        public var upstreams: @Sendable (BridgeConfig) -> BridgeUpstreams
+
+        public init(configPath: String, upstreams: @escaping @Sendable (BridgeConfig) -> BridgeUpstreams) {
+            self.configPath = configPath
+            self.upstreams = upstreams
+        }
+    }
+
+    public var logger: Logger
+    public var clock: UnixClock
+    /// Called with the bound port once the server listens (tests bind port 0).
+    public var onServerRunning: @Sendable (Int) async -> Void
+    /// `nil` when the configuration did not come from a file (tests, sandbox): SIGHUP is then ignored.
+    public var reload: Reload?
+
+    public init(
+        logger: Logger, clock: UnixClock = .system, reload: Reload? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.logger = logger
+        self.clock = clock
+        self.reload = reload
+        self.onServerRunning = onServerRunning
+    }
+}

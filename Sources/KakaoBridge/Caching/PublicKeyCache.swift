@@ -1,0 +1,152 @@
+import Logging
+import Metrics
+import OpenSSLCrypto
+import Synchronization
+
+/// A key set fetched from an upstream: `kid` to public key, and how long the answer may be trusted.
+public struct PublicKeySet: Sendable {
+    public var keys: [String: RSAPublicKey]
+    /// Seconds, already reduced by the answer's `Age`; `nil` when the answer did not say.
+    public var maxAge: Int64?
+
+    public init(keys: [String: RSAPublicKey], maxAge: Int64?) {
+        self.keys = keys
+        self.maxAge = maxAge
+    }
+}
+
+/// Fetches a key set (Google's securetoken certificates today; Kakao's JWKS next). The real one asks the upstream;
+/// tests pass in-memory fakes.
+public protocol PublicKeySetFetching: Sendable {
+    func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet
+}
+
+/// Caches a key set for its `max-age` (docs/api.md, the hook's ID-token rules). An unknown `kid` refetches at most once a
+/// minute, so tokens with made-up `kid`s cannot turn the service into a load generator against the key's owner. While a
+/// refetch fails the old keys keep serving (keys rotate with overlap, so yesterday's still verify most tokens). Concurrent
+/// misses share one fetch (`SingleFlight`), which runs in a task of its own: a caller that gives up does not cancel it.
+final class PublicKeyCache: Sendable {
+    struct Policy: Sendable {
+        /// Without `max-age`, the answer is trusted this long.
+        var defaultMaxAge: Int64 = 60
+        /// A day bounds a wild value (Google sends about six hours).
+        var maxMaxAge: Int64 = 86_400
+        /// An unknown `kid` does not refetch sooner than this after a successful fetch.
+        var unknownKidRefetchInterval: Int64 = 60
+        /// After a failed fetch with keys cached, requests use the stale keys for this long without asking again.
+        var failureBackoff: Int64 = 5
+    }
+
+    private struct State {
+        var keys: [String: RSAPublicKey] = [:]
+        var expiresAt: Int64 = .min
+        var lastSuccess: Int64?
+        var lastFailure: Int64?
+    }
+
+    private enum Plan {
+        case cached(RSAPublicKey?)
+        case fetch
+    }
+
+    private let source: any PublicKeySetFetching
+    /// Names the source in details ("Google's certificate endpoint").
+    private let sourceName: String
+    private let unavailable: @Sendable (String) -> Problem
+    private let policy: Policy
+    private let clock: UnixClock
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let flights = SingleFlight<Int, Result<Void, Problem>>()
+    private let ready = Atomic<Bool>(false)
+    private let hits: Counter
+    private let misses: Counter
+
+    init(
+        source: any PublicKeySetFetching, sourceName: String, unavailable: @escaping @Sendable (String) -> Problem,
+        metricLabel: String, policy: Policy = Policy(), clock: UnixClock = .system,
+        logger: Logger = Logger(label: "kakao-bridge.keys")
+    ) {
+        self.source = source
+        self.sourceName = sourceName
+        self.unavailable = unavailable
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+        hits = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", metricLabel), ("result", "hit")])
+        misses = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", metricLabel), ("result", "miss")])
+    }
+
+    /// Fetched successfully at least once (readiness).
+    var isReady: Bool { ready.load(ordering: .relaxed) }
+
+    /// The key for `kid`; `nil` when no current key has that `kid`.
+    /// - Throws: the source's problem only when no keys are cached at all.
+    func key(for kid: String, context: CallContext) async throws(Problem) -> RSAPublicKey? {
+        let now = clock.now()
+        let fetching = flights.isRunning(0)
+        let plan = state.withLock { state -> Plan in
+            let fresh = now < state.expiresAt
+            if fresh, let key = state.keys[kid] { return .cached(key) }
+            if fresh, let last = state.lastSuccess, now - last < policy.unknownKidRefetchInterval { return .cached(nil) }
+            if !state.keys.isEmpty, !fetching, let failed = state.lastFailure, now - failed < policy.failureBackoff {
+                return .cached(state.keys[kid])
+            }
+            return .fetch
+        }
+        if case .cached(let key) = plan {
+            hits.increment()
+            return key
+        }
+        misses.increment()
+        let outcome = await fetchShared(context: context)
+        let key = state.withLock { state -> RSAPublicKey?? in state.keys.isEmpty ? .none : .some(state.keys[kid]) }
+        switch (outcome, key) {
+        case (_, .some(let key)): return key
+        case (.failure(let problem), .none): throw problem
+        case (.success, .none): throw unavailable("\(sourceName) returned no keys.")
+        }
+    }
+
+    /// One fetch (shared with any already running); `true` when keys are now cached.
+    @discardableResult
+    func prefetch() async -> Bool {
+        if case .failure(let problem) = await fetchShared(context: CallContext(requestID: "prefetch")) {
+            logger.warning("fetching keys failed", metadata: ["source": "\(sourceName)", "detail": "\(problem.detail)"])
+            return false
+        }
+        return true
+    }
+
+    private func fetchShared(context: CallContext) async -> Result<Void, Problem> {
+        await flights.run(0) {
+            // Shielded: the callers waiting on this fetch must not lose it because the first of them went away.
+            await Task { await self.fetch(context: context) }.value
+        }.value
+    }
+
+    private func fetch(context: CallContext) async -> Result<Void, Problem> {
+        let outcome: Result<PublicKeySet, Problem>
+        do throws(Problem) {
+            let set = try await source.fetchKeys(context: context)
+            outcome = set.keys.isEmpty ? .failure(unavailable("\(sourceName) returned no usable key.")) : .success(set)
+        } catch {
+            outcome = .failure(error)
+        }
+        let now = clock.now()
+        return state.withLock { state in
+            switch outcome {
+            case .success(let set):
+                state.keys = set.keys
+                state.expiresAt = now + max(0, min(set.maxAge ?? policy.defaultMaxAge, policy.maxMaxAge))
+                state.lastSuccess = now
+                state.lastFailure = nil
+                ready.store(true, ordering: .relaxed)
+                return .success(())
+            case .failure(let problem):
+                state.lastFailure = now
+                return .failure(problem)
+            }
+        }
+    }
+}

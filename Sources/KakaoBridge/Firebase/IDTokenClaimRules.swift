@@ -1,0 +1,53 @@
+import BridgeJSON
+
+/// The ID-token rules that need no key and no network (docs/api.md, the hook's ID-token rules): audience, issuer,
+/// subject, times with the configured skew, tenant. Pure, so that the fuzz target and the tests drive them directly.
+struct IDTokenClaimRules: Sendable {
+    let projectID: String
+    /// `nil` when `firebase.tenant_id` is empty.
+    let tenantID: String?
+    let clockSkewSeconds: Int64
+    let clock: UnixClock
+
+    init(projectID: String, tenantID: String?, clockSkewSeconds: Int, clock: UnixClock) {
+        self.projectID = projectID
+        self.tenantID = (tenantID?.isEmpty ?? true) ? nil : tenantID
+        self.clockSkewSeconds = Int64(min(max(clockSkewSeconds, 0), 60))
+        self.clock = clock
+    }
+
+    var issuer: String { "https://securetoken.google.com/" + projectID }
+
+    /// The payload rules that follow a valid signature.
+    func check(_ payload: JSONValue) throws(Problem) {
+        guard payload["aud"]?.stringValue == projectID else {
+            throw Self.invalid("The ID token's aud must be the Firebase project id (\(projectID)).")
+        }
+        guard payload["iss"]?.stringValue == issuer else {
+            throw Self.invalid("The ID token's iss must be \(issuer).")
+        }
+        guard let subject = payload["sub"]?.stringValue, !subject.isEmpty, subject.count <= 128 else {
+            throw Self.invalid("The ID token's sub must be a non-empty string of at most 128 characters.")
+        }
+        let now = clock.now()
+        guard let exp = payload["exp"]?.int64Value else { throw Self.invalid("The ID token's exp must be a number of seconds.") }
+        guard exp > now - clockSkewSeconds else { throw Self.invalid("The ID token has expired (exp).") }
+        guard let iat = payload["iat"]?.int64Value else { throw Self.invalid("The ID token's iat must be a number of seconds.") }
+        guard iat <= now + clockSkewSeconds else { throw Self.invalid("The ID token was issued in the future (iat).") }
+        if let authTimeValue = payload["auth_time"] {
+            guard let authTime = authTimeValue.int64Value else {
+                throw Self.invalid("The ID token's auth_time must be a number of seconds.")
+            }
+            guard authTime <= now + clockSkewSeconds else {
+                throw Self.invalid("The ID token's auth_time is in the future.")
+            }
+        }
+        if let tenantID {
+            guard payload["firebase"]?["tenant"]?.stringValue == tenantID else {
+                throw Self.invalid("The ID token's firebase.tenant must be the configured tenant (\(tenantID)).")
+            }
+        }
+    }
+
+    private static func invalid(_ detail: String) -> Problem { Problem.invalidIDToken(detail) }
+}
