@@ -96,7 +96,6 @@ let package = Package(
 
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", .product(name: "Hummingbird", package: "hummingbird")], swiftSettings: swiftSettings),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "BridgeJSONTests", dependencies: ["BridgeJSON"], swiftSettings: swiftSettings),
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [

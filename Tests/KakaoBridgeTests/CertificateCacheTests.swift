@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 @testable import KakaoBridge
 import StandIns
@@ -96,15 +97,15 @@ struct CertificateCacheTests {
         let http = CurlHTTPClient()
         defer { http.shutdown() }
         // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
-        let certificates = SecureTokenCertificates(
+        let certificates = PublicKeyCache.googleCertificates(GoogleCertificatesClient(
             upstream: Upstream(.certificates, http: http, timeout: .seconds(2), maxInFlight: 8),
             url: "http://127.0.0.1:9/certs"
-        )
+        ))
         do {
             _ = try await certificates.key(for: "any", context: CallContext(requestID: "test"))
             Issue.record("a key came from nowhere")
-        } catch {
-            #expect(error.codeName == "firebase_unavailable")
+        } catch let problem {
+            #expect(problem.codeName == "firebase_unavailable")
         }
     }
 
@@ -141,28 +142,23 @@ struct CertificateCacheTests {
         (",=,max-age=7", 7),
     ])
     func parsesMaxAgeRobustly(header: String, expected: Int64?) {
-        #expect(SecureTokenCertificates.maxAge(cacheControl: header) == expected)
+        #expect(CacheControl.maxAge(header) == expected)
     }
 
     @Test func withoutMaxAgeTheAnswerIsTrustedBriefly() throws {
         let keys = try SecureTokenKeys()
-        let body = KakaoBridge.JSONValue.object(keys.certificatesJSON().mapValues { .string($0) })
-        let response = HTTPResponse(status: 200, headers: [], body: Array(try JSONCoding.encode(body)))
-        guard case .success(let answer) = SecureTokenCertificates.parse(response) else {
-            Issue.record("the certificates did not parse")
-            return
-        }
-        #expect(answer.maxAge == SecureTokenCertificates.defaultMaxAge)
+        let body = JSONValue.object(keys.certificatesJSON().mapValues { .string($0) })
+        let response = HTTPResponse(status: 200, headers: [], body: body.jsonBytes)
+        let answer = try GoogleCertificatesClient.keySet(from: response)
+        // No max-age: the cache's default applies.
+        #expect(answer.maxAge == nil)
+        #expect(PublicKeyCache.Policy().defaultMaxAge == 60)
         #expect(answer.keys.keys.contains(keys.currentKID))
 
         let aged = HTTPResponse(
             status: 200, headers: [(name: "cache-control", value: "max-age=100"), (name: "age", value: "40")],
-            body: Array(try JSONCoding.encode(body))
+            body: body.jsonBytes
         )
-        guard case .success(let agedAnswer) = SecureTokenCertificates.parse(aged) else {
-            Issue.record("the certificates did not parse")
-            return
-        }
-        #expect(agedAnswer.maxAge == 60)
+        #expect(try GoogleCertificatesClient.keySet(from: aged).maxAge == 60)
     }
 }

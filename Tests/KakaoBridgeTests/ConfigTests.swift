@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 import KakaoBridge
 import Testing

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 @testable import KakaoBridge
 import StandIns

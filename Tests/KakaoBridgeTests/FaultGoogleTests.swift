@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 @testable import KakaoBridge
 import StandIns
@@ -134,7 +135,7 @@ import Testing
     /// index an empty split and crash the whole process, at start-up already (the certificates are prefetched).
     @Test func oddCacheControlDoesNotCrash() async throws {
         let keys = try SecureTokenKeys()
-        let body = StandIns.JSONValue.object(keys.certificatesJSON().mapValues { .string($0) }).serialized
+        let body = JSONValue.object(keys.certificatesJSON().mapValues { .string($0) }).serialized
         let server = try FaultServer { _, _ in .raw([]) }
         defer { server.stop() }
         var options = TestWorld.Options()

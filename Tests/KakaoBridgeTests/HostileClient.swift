@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 #if canImport(Glibc)
 import Glibc

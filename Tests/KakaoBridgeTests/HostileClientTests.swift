@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 import NIOCore
 @testable import KakaoBridge

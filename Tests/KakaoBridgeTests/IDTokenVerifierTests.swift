@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 import Foundation
 @testable import KakaoBridge
@@ -26,7 +27,7 @@ final class IDTokenFixture: Sendable {
     let server: StandInServer
     let http: CurlHTTPClient
     let clock: ManualUnixClock
-    let certificates: SecureTokenCertificates
+    let certificates: PublicKeyCache
 
     private init(keys: SecureTokenKeys, endpoint: CertificatesStandIn, server: StandInServer, http: CurlHTTPClient, clock: ManualUnixClock) {
         self.keys = keys
@@ -35,8 +36,8 @@ final class IDTokenFixture: Sendable {
         self.http = http
         self.clock = clock
         let upstream = Upstream(.certificates, http: http, timeout: .seconds(2), maxInFlight: 8)
-        self.certificates = SecureTokenCertificates(
-            upstream: upstream, url: CertificatesStandIn.url(on: server), clock: clock.clock
+        self.certificates = .googleCertificates(
+            GoogleCertificatesClient(upstream: upstream, url: CertificatesStandIn.url(on: server)), clock: clock.clock
         )
     }
 
@@ -61,7 +62,8 @@ final class IDTokenFixture: Sendable {
 
     func verifier(skew: Int = 0, tenantID: String? = nil) -> IDTokenVerifier {
         IDTokenVerifier(
-            projectID: Self.projectID, tenantID: tenantID, clockSkewSeconds: skew, clock: clock.clock, certificates: certificates
+            rules: IDTokenClaimRules(projectID: Self.projectID, tenantID: tenantID, clockSkewSeconds: skew, clock: clock.clock),
+            certificates: certificates
         )
     }
 

@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 import Foundation
 @testable import KakaoBridge
@@ -17,7 +18,7 @@ import Testing
             config.upstream.timeoutMS = 5000
             let (ports, continuation) = AsyncStream<Int>.makeStream()
             let app = try buildApplication(
-                config: config,
+                config: config, upstreams: .live(config, http: world.http),
                 environment: BridgeEnvironment(logger: .bridge(level: "info", format: "json", sink: .memory())) { port in
                     continuation.yield(port)
                     continuation.finish()

@@ -1,3 +1,4 @@
+import BridgeJSON
 import Foundation
 @testable import KakaoBridge
 import StandIns
@@ -31,9 +32,11 @@ import Testing
             let parts = token.split(separator: ".").map(String.init)
             #expect(parts.count == 3)
             #expect(!token.contains("="))
-            let header = try JSONDecoder().decode(KakaoBridge.JSONValue.self, from: Data(#require(Base64URLTestDecode(parts[0]))))
+            let headerBytes = try #require(Base64URLTestDecode(parts[0]))
+            let header = try #require(JSONValue.parse(headerBytes))
             #expect(header == .object(["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(world.account.privateKeyID)]))
-            let payload = try JSONDecoder().decode(KakaoBridge.JSONValue.self, from: Data(#require(Base64URLTestDecode(parts[1]))))
+            let payloadBytes = try #require(Base64URLTestDecode(parts[1]))
+            let payload = try #require(JSONValue.parse(payloadBytes))
             #expect(payload["iss"]?.stringValue == world.account.clientEmail)
             #expect(payload["sub"]?.stringValue == world.account.clientEmail)
             #expect(payload["aud"]?.stringValue == CustomTokenMinter.audience)

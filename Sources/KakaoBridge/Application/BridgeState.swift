@@ -33,10 +33,7 @@ public struct BridgeState: Sendable {
                 projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
                 clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
             ),
-            certificates: PublicKeyCache(
-                source: upstreams.certificates, sourceName: "Google's certificate endpoint",
-                unavailable: Problem.firebaseUnavailable, metricLabel: "certificates", clock: clock, logger: logger
-            )
+            certificates: .googleCertificates(upstreams.certificates, clock: clock, logger: logger)
         )
         return BridgeState(
             config: config, kakao: kakao, minter: minter,

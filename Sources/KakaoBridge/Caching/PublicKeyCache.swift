@@ -150,3 +150,15 @@ final class PublicKeyCache: Sendable {
         }
     }
 }
+
+extension PublicKeyCache {
+    /// Google's securetoken certificates, the keys of Firebase ID tokens.
+    static func googleCertificates(
+        _ source: any PublicKeySetFetching, clock: UnixClock = .system, logger: Logger = Logger(label: "kakao-bridge.keys")
+    ) -> PublicKeyCache {
+        PublicKeyCache(
+            source: source, sourceName: "Google's certificate endpoint", unavailable: Problem.firebaseUnavailable,
+            metricLabel: "certificates", clock: clock, logger: logger
+        )
+    }
+}

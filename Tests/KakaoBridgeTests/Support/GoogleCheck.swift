@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 import Foundation
 import StandIns

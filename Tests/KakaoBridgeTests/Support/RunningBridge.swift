@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 import Hummingbird
 @testable import KakaoBridge
@@ -17,7 +18,8 @@ final class RunningBridge: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    static func start(config: BridgeConfig, clock: UnixClock = .system) async throws -> RunningBridge {
+    static func start(config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock = .system) async throws -> RunningBridge {
+        BridgeMetrics.bootstrap()
         var config = config
         config.server.host = "127.0.0.1"
         config.server.port = 0
@@ -26,7 +28,7 @@ final class RunningBridge: Sendable {
         let logger = Logger.bridge(level: "trace", format: "json", sink: logs)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = try buildApplication(
-            config: config,
+            config: config, upstreams: upstreams,
             environment: BridgeEnvironment(logger: logger, clock: clock) { port in
                 continuation.yield(port)
                 continuation.finish()

@@ -1,3 +1,4 @@
+import BridgeJSON
 import CurlHTTP
 import Foundation
 @testable import KakaoBridge
@@ -28,15 +29,17 @@ final class TestWorld: Sendable {
     let account: SandboxServiceAccount
     let config: BridgeConfig
     let bridge: RunningBridge
-    let http = CurlHTTPClient()
+    /// The bridge's HTTP client to the stand-ins, and the test's to the bridge.
+    let http: CurlHTTPClient
     let servers: Servers
     private let directory: URL
 
     private init(
         kakao: KakaoStandIn, keys: SecureTokenKeys, certificates: CertificatesStandIn,
         identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn, account: SandboxServiceAccount,
-        config: BridgeConfig, bridge: RunningBridge, servers: Servers, directory: URL
+        config: BridgeConfig, bridge: RunningBridge, http: CurlHTTPClient, servers: Servers, directory: URL
     ) {
+        self.http = http
         self.kakao = kakao
         self.keys = keys
         self.certificates = certificates
@@ -65,19 +68,10 @@ final class TestWorld: Sendable {
         let accountFile = directory.appendingPathComponent("service-account.json")
         try Data(account.json().utf8).write(to: accountFile)
 
-        let kakao = KakaoStandIn(appID: appID)
-        let keys = try SecureTokenKeys()
-        let certificates = CertificatesStandIn(keys: keys)
-        let identityToolkit = IdentityToolkitStandIn(
-            apiKey: apiKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
-            serviceAccountPublicKey: account.privateKey.publicKey, serviceAccountKeyID: account.privateKeyID,
-            keys: keys, tenantID: options.tenantID
-        )
-        let backend = BackendStandIn()
-        let kakaoServer = try await kakao.start()
-        let certificatesServer = try await certificates.start()
-        let identityServer = try await identityToolkit.start()
-        let backendServer = try await backend.start()
+        let set = try await StandInSet.start(appID: appID, webAPIKey: apiKey, account: account, tenantID: options.tenantID)
+        let (kakao, keys, certificates, identityToolkit, backend) = (set.kakao, set.keys, set.certificates, set.identityToolkit, set.backend)
+        let (kakaoServer, certificatesServer, identityServer, backendServer) =
+            (set.kakaoServer, set.certificatesServer, set.identityToolkitServer, set.backendServer)
 
         var config = BridgeConfig()
         config.kakao.appID = appID
@@ -92,13 +86,14 @@ final class TestWorld: Sendable {
         if options.hook || options.backend { config.hook.secret = hookSecret }
         options.configure(&config)
 
-        let bridge = try await RunningBridge.start(config: config, clock: options.clock)
+        let http = CurlHTTPClient()
+        let bridge = try await RunningBridge.start(config: config, upstreams: .live(config, http: http), clock: options.clock)
         if options.hook || options.backend {
             backend.configureHook(url: bridge.baseURL + "/v1/login-complete", secret: hookSecret)
         }
         return TestWorld(
             kakao: kakao, keys: keys, certificates: certificates, identityToolkit: identityToolkit, backend: backend,
-            account: account, config: config, bridge: bridge,
+            account: account, config: config, bridge: bridge, http: http,
             servers: Servers(kakao: kakaoServer, certificates: certificatesServer, identityToolkit: identityServer, backend: backendServer),
             directory: directory
         )
@@ -163,13 +158,13 @@ struct Reply {
     let status: Int
     let headers: [(name: String, value: String)]
     let text: String
-    let json: KakaoBridge.JSONValue?
+    let json: JSONValue?
 
     init(_ response: HTTPResponse) {
         status = response.status
         headers = response.headers
         text = String(decoding: response.body, as: UTF8.self)
-        json = try? JSONDecoder().decode(KakaoBridge.JSONValue.self, from: Data(response.body))
+        json = JSONValue.parse(response.body)
     }
 
     func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
