@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // C libraries: each wrapped once, and only the thin Swift module above it imports it.
@@ -38,7 +39,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(
+            name: "CurlHTTP",
+            dependencies: ["CCurl", .product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "OpenSSLCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // The one JSON path: a byte-level parser into `JSONValue`, one decoding protocol and one writer, shared by the
         // service, the stand-ins and the tests.

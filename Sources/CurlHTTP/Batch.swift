@@ -2,6 +2,7 @@ import Synchronization
 
 /// Collects the outcomes of requests sent together and resumes their one caller when the last is in: a caller that
 /// needs several answers suspends once, instead of spawning a child task per request that each suspends and resumes.
+/// **Any thread**: the caller waits on it, the curl thread (or a refusing caller) delivers into it, under its mutex.
 final class Batch: Sendable {
     struct Completion: Sendable {
         var outcome: Job.Outcome

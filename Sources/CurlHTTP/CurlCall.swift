@@ -1,6 +1,7 @@
 import CCurl
 
-/// The one place where libcurl return codes become `HTTPClientError`, so every failure names its call.
+/// The one place where libcurl return codes become `HTTPClientError`, so every failure names its call. Stateless; used
+/// on the curl thread, and once (global init, multi handle setup) on the thread that makes the client.
 enum CurlCall {
     /// - Parameters:
     ///   - detail: the easy handle's CURLOPT_ERRORBUFFER text, which is more specific than curl_easy_strerror.

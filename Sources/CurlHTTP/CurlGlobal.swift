@@ -1,5 +1,6 @@
 import CCurl
 
+/// Process-wide curl setup, run by the first client made (on that caller's thread).
 enum CurlGlobal {
     /// curl_global_init is not thread-safe and must run once per process; a global `let` gives exactly that.
     static let initialization: HTTPClientError? = {

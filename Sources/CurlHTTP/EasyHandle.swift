@@ -2,8 +2,8 @@ import CCurl
 
 /// A reusable curl easy handle and the buffers its callbacks fill.
 ///
-/// Confined to the multi thread: it is created, configured, driven and recycled there only, which is why
-/// it needs no locking and is not `Sendable`.
+/// **Curl thread only**: it is created, configured, driven and recycled there only, which is why it needs no locking
+/// and is not `Sendable`. Configured once and never reset; `prepare` sets everything that differs per request.
 final class EasyHandle {
     /// Headers are capped apart from the body so a tiny body cap still admits ordinary headers.
     static let maxHeaderBytes = 256 << 10
@@ -125,7 +125,7 @@ final class EasyHandle {
         return .success(HTTPResponse(status: status, headers: headers, body: body))
     }
 
-    // MARK: callbacks (run on the multi thread, inside curl_multi_perform)
+    // MARK: callbacks (run on the curl thread, inside curl_multi_socket_action)
 
     /// Returning less than `count` makes curl abort with CURLE_WRITE_ERROR, so an oversized body is never buffered.
     private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {

@@ -37,3 +37,13 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(kind) (\(call)): \(message)" }
 }
+
+// MARK: failures the client reports itself, not curl
+
+extension HTTPClientError {
+    static let clientShutDown = HTTPClientError(kind: .shutdown, call: "CurlHTTPClient.shutdown", message: "the HTTP client was shut down")
+    static let taskCancelled = HTTPClientError(kind: .cancelled, call: "curl_multi_remove_handle", message: "the awaiting task was cancelled")
+    static let queuedTooLong = HTTPClientError(
+        kind: .timeout, call: "curl_multi_add_handle", message: "the deadline passed while waiting for a connection"
+    )
+}

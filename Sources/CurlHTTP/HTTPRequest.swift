@@ -43,3 +43,13 @@ extension HTTPRequest {
         }
     }
 }
+
+extension HTTPRequest {
+    /// `scheme://authority` of the URL: the unit curl keeps connections for, and `OriginQueue` counts slots for.
+    var origin: Substring {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return Substring(url) }
+        let rest = url[url.index(colon, offsetBy: 3)...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        return url[url.startIndex..<end]
+    }
+}

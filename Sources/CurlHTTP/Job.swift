@@ -1,5 +1,6 @@
-/// A request waiting for, or riding on, the multi thread, with what to do once it is done.
-struct Job: Sendable {
+/// A request waiting for, or riding on, the curl thread, with what to do once it is done. Made on any thread;
+/// completed exactly once, on whichever thread finishes it.
+struct Job: Sendable, Identifiable {
     typealias Outcome = Result<HTTPResponse, HTTPClientError>
 
     let id: UInt64

@@ -1,10 +1,13 @@
-import CCurl
+#if os(Linux)
+import CCurl  // its shim.h brings in <sys/epoll.h>
 import Glibc
 
-/// The multi thread's epoll set: the sockets curl asks to have watched (through its socket callback) and the wake signal.
+/// The curl thread's epoll set: the sockets curl asks to have watched (through its socket callback) and the wake signal.
+/// Linux only (epoll).
 ///
-/// Confined to the multi thread. With the multi_socket API curl touches only the transfer whose socket is ready; the
-/// older curl_multi_perform loop runs every transfer on each turn and probes each socket with a poll(2) of its own.
+/// **Curl thread only** (created by `CurlThread.start` before the thread runs). With the multi_socket API curl touches
+/// only the transfer whose socket is ready; the older curl_multi_perform loop runs every transfer on each turn and
+/// probes each socket with a poll(2) of its own.
 final class SocketPoller {
     struct Event {
         var descriptor: Int32
@@ -96,3 +99,6 @@ final class SocketPoller {
         HTTPClientError(kind: .transfer, call: call, message: String(cString: strerror(errno)))
     }
 }
+#else
+#error("CurlHTTP waits on sockets with epoll and eventfd, which only Linux has: SocketPoller and WakeSignal need a port (e.g. kqueue) for this platform.")
+#endif

@@ -1,7 +1,9 @@
-import CCurl
+#if os(Linux)
+import CCurl  // its shim.h brings in <sys/eventfd.h>
 import Glibc
 
-/// An eventfd that any thread can signal to cut the multi thread's wait short (new work, a cancellation, shutdown).
+/// An eventfd that any thread can signal to cut the curl thread's wait short (new work, a cancellation, shutdown).
+/// Linux only (eventfd). `signal()`: **any thread**; `drain()`: **curl thread only**.
 ///
 /// The multi_socket API leaves waiting to us, so curl_multi_wakeup (which only interrupts curl_multi_poll) is of no use.
 final class WakeSignal: Sendable {
@@ -25,9 +27,10 @@ final class WakeSignal: Sendable {
         _ = withUnsafeBytes(of: &one) { write(descriptor, $0.baseAddress, $0.count) }
     }
 
-    /// Loop thread: resets the counter so the next wait blocks again.
+    /// Curl thread: resets the counter so the next wait blocks again.
     func drain() {
         var count: UInt64 = 0
         _ = withUnsafeMutableBytes(of: &count) { read(descriptor, $0.baseAddress, $0.count) }
     }
 }
+#endif  // Other platforms stop at the #error in SocketPoller.swift.

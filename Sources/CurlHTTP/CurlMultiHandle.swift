@@ -1,0 +1,35 @@
+import CCurl
+
+/// The curl_multi handle: the connection cache (with its TLS sessions) and the per-host connection limit.
+///
+/// Configured once by `CurlThread.start` before the curl thread exists, then **curl thread only**: `CurlThreadDriver`
+/// owns it and frees it when the thread ends, after taking its callbacks off.
+final class CurlMultiHandle {
+    let raw: UnsafeMutableRawPointer
+
+    init(maxConnectionsPerHost: Int) throws(HTTPClientError) {
+        guard let raw = curl_multi_init() else {
+            throw HTTPClientError(kind: .transfer, call: "curl_multi_init", message: "could not allocate a multi handle")
+        }
+        // From here a failure frees the handle in deinit.
+        self.raw = raw
+        try CurlCall.check(
+            kb_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnectionsPerHost)),
+            "curl_multi_setopt(CURLMOPT_MAX_HOST_CONNECTIONS)"
+        )
+        // curl's default keeps 4 idle connections per attached handle; handles are attached per transfer, so between
+        // bursts the cache shrinks and closes connections that the next burst opens again. Room for every host's full
+        // set keeps them alive.
+        try CurlCall.check(
+            kb_curl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, Self.idleConnections(perHost: maxConnectionsPerHost)),
+            "curl_multi_setopt(CURLMOPT_MAXCONNECTS)"
+        )
+    }
+
+    deinit {
+        curl_multi_cleanup(raw)
+    }
+
+    /// The service talks to four upstreams (Kakao, Identity Toolkit, the certificates, a backend).
+    static func idleConnections(perHost: Int) -> Int { max(1, perHost) * 4 }
+}
