@@ -1,5 +1,5 @@
 -- The soak's wrk script (scripts/soak): a fixed rotation of valid requests and every failure class a client can cause,
--- and a check of every answer's shape against the contract (§3): errors are application/problem+json with a matching
+-- and a check of every answer's shape against docs/errors.md#problem-body: errors are application/problem+json with a matching
 -- `status`, a `code` allowed for that status and a `request_id`; successes are application/json.
 --
 -- Environment: SOAK_DIR (tokens.txt, hook-secret.txt), SOAK_REPORT (file the totals are appended to).

@@ -8,8 +8,10 @@
 #include <curl/curl.h>
 // The multi_socket API leaves the waiting to the caller: CurlHTTP's loop thread waits in epoll on curl's sockets and
 // on an eventfd that other threads signal. Glibc's Swift module does not carry these two headers.
+#ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#endif
 
 // Same shape as CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION callbacks.
 typedef size_t (*kb_curl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);

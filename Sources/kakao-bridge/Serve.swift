@@ -6,7 +6,7 @@ import Logging
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the service with the given configuration (contract §5). SIGTERM drains and exits; SIGHUP reloads.",
+        abstract: "Run the service with the given configuration (docs/configuration.md). SIGTERM drains and exits; SIGHUP reloads.",
         discussion: """
             SIGTERM or SIGINT: /readyz turns 503 at once, the listener closes, requests in flight get \
             server.shutdown_grace_seconds to finish, then the process exits 0. SIGHUP: the configuration file and the \

@@ -1,7 +1,7 @@
 import BridgeJSON
 import CurlHTTP
 
-/// The app's backend (docs/api.md, step 6): receives `{"kakao_token": …, "token": <ID token>}` exactly as apps in the
+/// The app's backend (docs/api.md#the-six-step-flow, step 6): receives `{"kakao_token": …, "token": <ID token>}` exactly as apps in the
 /// field send it.
 ///
 /// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
@@ -49,7 +49,7 @@ struct BackendClient: BackendCompleting {
         return .string(String(decoding: bytes.prefix(4096), as: UTF8.self))
     }
 
-    // MARK: Failure table (docs/errors.md)
+    // MARK: Failure table (docs/errors.md#from-the-backend)
 
     static let failures = FailureMap("the backend", unavailable: Problem.backendUnavailable) { _ in nil }
 }

@@ -1,6 +1,6 @@
 import BridgeJSON
 
-/// Step 6: the backend's answer, passed back to the app as it came (`login` in §2).
+/// Step 6: the backend's answer, passed back to the app as it came (`login` in docs/api.md#get-v1token-exchange).
 public struct LoginResult: Sendable, Equatable {
     public var status: Int
     public var body: JSONValue

@@ -21,7 +21,7 @@ public protocol PublicKeySetFetching: Sendable {
     func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet
 }
 
-/// Caches a key set for its `max-age` (docs/api.md, the hook's ID-token rules). An unknown `kid` refetches at most once a
+/// Caches a key set for its `max-age` (docs/custom-token.md#googles-certificates). An unknown `kid` refetches at most once a
 /// minute, so tokens with made-up `kid`s cannot turn the service into a load generator against the key's owner. While a
 /// refetch fails the old keys keep serving (keys rotate with overlap, so yesterday's still verify most tokens). Concurrent
 /// misses share one fetch (`SingleFlight`), which runs in a task of its own: a caller that gives up does not cancel it.

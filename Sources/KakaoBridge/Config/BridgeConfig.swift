@@ -1,4 +1,4 @@
-/// The service's whole configuration (CONTRACT §5). Defaults are the contract's; `ConfigLoader` fills it from YAML and
+/// The service's whole configuration (docs/configuration.md#keys), with its defaults; `ConfigLoader` fills it from YAML and
 /// `BRIDGE_*` variables, and `ConfigLoader.validate` is the single place that decides what is acceptable.
 public struct BridgeConfig: Sendable, Equatable {
     public struct Server: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// One key of CONTRACT §5: its YAML path, where it lives in `BridgeConfig`, and how a raw value becomes a typed one.
+/// One key of docs/configuration.md#keys: its YAML path, where it lives in `BridgeConfig`, and how a raw value becomes a typed one.
 ///
 /// The table is the single source of truth for YAML paths and `BRIDGE_*` names: environment variables are matched
 /// against it rather than split on `_`, because `_` also appears inside key names (`rate_limit.per_client_per_minute`).

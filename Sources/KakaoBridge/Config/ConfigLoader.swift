@@ -1,7 +1,7 @@
 import Foundation
 import Yams
 
-/// Turns the YAML file and `BRIDGE_*` variables into a `BridgeConfig` (CONTRACT §5), or refuses with every problem.
+/// Turns the YAML file and `BRIDGE_*` variables into a `BridgeConfig` (docs/configuration.md#sources-and-precedence), or refuses with every problem.
 public enum ConfigLoader {
     /// Variables that start with `BRIDGE_` but are not keys; everything else with that prefix is reported as a typo.
     static let nonKeyVariables: Set<String> = ["BRIDGE_CONFIG"]
@@ -41,7 +41,7 @@ public enum ConfigLoader {
         return reader.config
     }
 
-    /// Every rule of §5 that a typed configuration can break, as `key: problem` lines; empty means valid.
+    /// Every rule of docs/configuration.md#validation that a typed configuration can break, as `key: problem` lines; empty means valid.
     public static func validate(_ config: BridgeConfig) -> [String] {
         ConfigValidation.issues(in: config).map { "\($0.path): \($0.message)" }
     }

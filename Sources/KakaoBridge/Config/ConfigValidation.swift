@@ -1,4 +1,4 @@
-/// The rules of CONTRACT §5, checked on a typed configuration. Each issue names its key so the loader can add where the
+/// The rules of docs/configuration.md#validation, checked on a typed configuration. Each issue names its key so the loader can add where the
 /// value came from; no message contains a secret's value.
 struct ConfigIssue: Equatable {
     let path: String

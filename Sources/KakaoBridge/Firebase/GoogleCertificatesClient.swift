@@ -2,7 +2,7 @@ import BridgeJSON
 import CurlHTTP
 import OpenSSLCrypto
 
-/// Google's securetoken certificates (`{kid: X.509 PEM}`), the keys that sign Firebase ID tokens (docs/api.md, the hook).
+/// Google's securetoken certificates (`{kid: X.509 PEM}`), the keys that sign Firebase ID tokens (docs/custom-token.md#googles-certificates).
 ///
 /// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
 struct GoogleCertificatesClient: PublicKeySetFetching {
@@ -37,7 +37,7 @@ struct GoogleCertificatesClient: PublicKeySetFetching {
         return PublicKeySet(keys: keys, maxAge: CacheControl.freshSeconds(response))
     }
 
-    // MARK: Failure table (docs/errors.md)
+    // MARK: Failure table (docs/errors.md#from-the-certificate-endpoint)
 
     static let failures = FailureMap("Google's certificate endpoint", unavailable: Problem.firebaseUnavailable) { response in
         .init(.firebaseUnavailable("Google's certificate endpoint answered HTTP \(response.status)."))

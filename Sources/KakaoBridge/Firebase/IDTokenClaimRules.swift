@@ -1,6 +1,6 @@
 import BridgeJSON
 
-/// The ID-token rules that need no key and no network (docs/api.md, the hook's ID-token rules): audience, issuer,
+/// The ID-token rules that need no key and no network (docs/custom-token.md#id-token-rules): audience, issuer,
 /// subject, times with the configured skew, tenant. Pure, so that the fuzz target and the tests drive them directly.
 struct IDTokenClaimRules: Sendable {
     let projectID: String

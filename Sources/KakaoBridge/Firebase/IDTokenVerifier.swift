@@ -1,7 +1,7 @@
 import BridgeJSON
 import OpenSSLCrypto
 
-/// Verifies Firebase ID tokens as the Firebase Admin SDKs do (docs/api.md, the hook's ID-token rules), one rule at a time
+/// Verifies Firebase ID tokens as the Firebase Admin SDKs do (docs/custom-token.md#id-token-rules), one rule at a time
 /// in a fixed order; the first broken rule is the `invalid_id_token` detail. Details never echo the token's own values.
 /// The header and signature are checked here; the claims by `IDTokenClaimRules`.
 struct IDTokenVerifier: Sendable {

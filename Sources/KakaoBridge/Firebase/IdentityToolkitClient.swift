@@ -2,7 +2,7 @@ import BridgeJSON
 import CurlHTTP
 import Foundation
 
-/// Google's Identity Toolkit: `POST /v1/accounts:signInWithCustomToken?key=…` (docs/api.md, steps 4–5).
+/// Google's Identity Toolkit: `POST /v1/accounts:signInWithCustomToken?key=…` (docs/api.md#the-six-step-flow, steps 4–5).
 ///
 /// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
 struct IdentityToolkitClient: IdentityToolkitExchanging {
@@ -71,7 +71,7 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
         return isCode ? code : String(message.prefix(200))
     }
 
-    // MARK: Failure table (docs/errors.md)
+    // MARK: Failure table (docs/errors.md#from-identity-toolkit)
 
     static let failures = FailureMap("Identity Toolkit", unavailable: Problem.firebaseUnavailable) { response in
         guard (400..<500).contains(response.status) else {

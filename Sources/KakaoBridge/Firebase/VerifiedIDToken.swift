@@ -1,6 +1,6 @@
 import BridgeJSON
 
-/// A Firebase ID token that passed every rule of the hook (docs/api.md, the hook's ID-token rules).
+/// A Firebase ID token that passed every rule of the hook (docs/custom-token.md#id-token-rules).
 public struct VerifiedIDToken: Sendable, Equatable {
     /// `sub`, the Firebase uid.
     public var subject: String

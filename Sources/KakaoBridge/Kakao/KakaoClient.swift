@@ -1,7 +1,7 @@
 import BridgeJSON
 import CurlHTTP
 
-/// Kakao's REST API (https://kapi.kakao.com): token info and the user's profile (docs/api.md, step 2).
+/// Kakao's REST API (https://kapi.kakao.com): token info and the user's profile (docs/api.md#verifying-a-kakao-access-token).
 ///
 /// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
 struct KakaoClient: KakaoVerifying {
@@ -44,7 +44,7 @@ struct KakaoClient: KakaoVerifying {
         HTTPRequest(method: .get, url: baseURL + path, headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")])
     }
 
-    // MARK: Failure table (docs/errors.md)
+    // MARK: Failure table (docs/errors.md#from-kakao)
 
     /// Kakao's GETs are idempotent: outages and connection errors are retried (at most twice, inside the deadline);
     /// a verdict on the token never is.

@@ -21,7 +21,7 @@ struct KakaoMe {
     var id: Int64
     var kakao_account: Account?
 
-    /// Email only when Kakao vouches for it twice (§2): an unverified email must not be taken as proof of identity.
+    /// Email only when Kakao vouches for it twice (docs/api.md#the-kakao-user-object): an unverified email must not be taken as proof of identity.
     var user: KakaoUser {
         let account = kakao_account
         let trusted = account?.is_email_valid == true && account?.is_email_verified == true && account?.email != nil
@@ -40,7 +40,7 @@ struct KakaoErrorReply {
     var code: Int
 }
 
-// Read member by member from the parsed answer (docs/api.md: only `kakao_account` and its `profile`, never `properties`).
+// Read member by member from the parsed answer (docs/api.md#the-kakao-user-object: only `kakao_account` and its `profile`, never `properties`).
 
 extension KakaoTokenInfo: JSONDecodable {
     init(json: JSONValue) throws(JSONMismatch) {

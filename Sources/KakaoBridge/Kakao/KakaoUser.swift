@@ -1,4 +1,4 @@
-/// A Kakao user as the service reports them (contract §2): from `kakao_account` and `kakao_account.profile`, never the
+/// A Kakao user as the service reports them (docs/api.md#the-kakao-user-object): from `kakao_account` and `kakao_account.profile`, never the
 /// deprecated `properties`. Fields Kakao did not return stay `nil` and are omitted from JSON.
 public struct KakaoUser: Sendable, Equatable {
     public var id: Int64

@@ -1,5 +1,5 @@
 /// Verifies a Kakao access token: it is live, it was issued to our Kakao app, and it names the user whose profile comes
-/// back (docs/api.md, step 2). The real one asks Kakao; tests pass in-memory fakes.
+/// back (docs/api.md#verifying-a-kakao-access-token). The real one asks Kakao; tests pass in-memory fakes.
 public protocol KakaoVerifying: Sendable {
     /// The user, and how long Kakao still honours the token, so that a cache never trusts a token past Kakao's expiry.
     func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken

@@ -1,6 +1,6 @@
 import HTTPTypes
 
-/// Every failure the service reports: one of the contract's §3 rows, rendered as `application/problem+json`.
+/// Every failure the service reports: one of the codes of docs/errors.md#codes, rendered as `application/problem+json`.
 ///
 /// The code set is closed on purpose (a private enum, as in jwt-kit): call sites pick a factory, so a new failure shape
 /// cannot appear by accident.
@@ -129,6 +129,6 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         Problem(.upstreamTimeout, "\(upstream) did not answer within the deadline.")
     }
     public static func notReady(_ detail: String) -> Problem { Problem(.notReady, detail) }
-    /// Only for bugs: the contract has no 500 row, but a crash is worse than an honest problem body.
+    /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }

@@ -1,7 +1,7 @@
 import BridgeJSON
 import HTTPTypes
 
-/// The RFC 9457 body of a `Problem`, with our `code` and `request_id` members (docs/errors.md).
+/// The RFC 9457 body of a `Problem`, with our `code` and `request_id` members (docs/errors.md#problem-body).
 struct ProblemBody: JSONWritable {
     var type: String
     var title: String

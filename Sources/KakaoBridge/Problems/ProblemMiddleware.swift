@@ -3,8 +3,8 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Turns every failure below it into the contract's problem body: `Problem`s as they are, Hummingbird's own errors
-/// (no route, body too large) into their §3 rows, and anything else into a logged internal error without details.
+/// Turns every failure below it into the problem body of docs/errors.md#problem-body: `Problem`s as they are, Hummingbird's own errors
+/// (no route, body too large) into their codes, and anything else into a logged internal error without details.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = BridgeRequestContext
 
@@ -45,7 +45,7 @@ struct ProblemMiddleware: RouterMiddleware {
 }
 
 enum RequestLimits {
-    /// §3: bodies over 64 KiB are refused.
+    /// docs/api.md#conventions: bodies over 64 KiB are refused.
     static let maxBodyBytes = 64 * 1024
     /// Real Kakao access tokens are ~54 characters; anything far longer is not one and is not sent to Kakao.
     static let maxTokenBytes = 2048

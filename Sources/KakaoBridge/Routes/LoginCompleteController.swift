@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import OpenSSLCrypto
 
-/// `POST /v1/login-complete` (contract §2): the backend's hook. It sends the body the app gave it and learns who the user
+/// `POST /v1/login-complete` (docs/api.md#post-v1login-complete): the backend's hook. It sends the body the app gave it and learns who the user
 /// really is: the Firebase ID token and the Kakao token are both verified and must name the same user.
 struct LoginCompleteController {
     let holder: StateHolder

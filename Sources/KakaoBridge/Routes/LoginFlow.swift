@@ -1,4 +1,4 @@
-/// The six-step flow of contract §1 from the service's side: verify with Kakao (2), mint (3), exchange at Identity
+/// The six-step flow (docs/api.md#the-six-step-flow) from the service's side: verify with Kakao (2), mint (3), exchange at Identity
 /// Toolkit (4–5) and complete the login at the backend (6), each later step only when it is configured.
 struct LoginFlow: Sendable {
     let state: BridgeState
@@ -39,7 +39,7 @@ struct LoginFlow: Sendable {
     }
 }
 
-/// The answer of `GET /v1/token-exchange` (docs/api.md); written by `AnswerWriting`.
+/// The answer of `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange); written by `AnswerWriting`.
 struct TokenExchangeResponse: Sendable {
     var uid: String
     var customToken: String

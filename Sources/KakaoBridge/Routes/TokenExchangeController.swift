@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// `GET /v1/token-exchange` (contract §2): a Kakao token in, a custom token (and, when configured, a Firebase session and the
+/// `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange): a Kakao token in, a custom token (and, when configured, a Firebase session and the
 /// backend's answer) out.
 struct TokenExchangeController {
     let holder: StateHolder

@@ -36,7 +36,7 @@ public struct CustomTokenMinter: Sendable {
 
     public var ttl: Int { Int(ttlSeconds) }
 
-    /// - Throws: `CustomTokenError` when the uid breaks docs/custom-token.md or signing fails.
+    /// - Throws: `CustomTokenError` when the uid breaks docs/custom-token.md#the-uid or signing fails.
     public func mint(uid: String, kakaoID: Int64) throws(CustomTokenError) -> String {
         guard (1...128).contains(uid.count) else { throw CustomTokenError("uid must be 1 to 128 characters") }
         let now = clock.now()

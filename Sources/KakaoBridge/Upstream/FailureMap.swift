@@ -1,6 +1,6 @@
 import CurlHTTP
 
-/// How one upstream's failures become problems (docs/errors.md): every client declares one table of this shape, and
+/// How one upstream's failures become problems (docs/errors.md#upstream-failures): every client declares one table of this shape, and
 /// `Upstream` applies it, so no client has a failure switch or a retry loop of its own.
 struct FailureMap: Sendable {
     /// A non-2xx answer's meaning: the problem, and whether asking again may help.
