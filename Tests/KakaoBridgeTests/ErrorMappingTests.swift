@@ -1,10 +1,13 @@
 import BridgeJSON
 import Foundation
 @testable import KakaoBridge
+import CurlHTTP
+import HTTPTypes
 import StandIns
 import Testing
 
-/// Every §3 row that steps 1–3 can produce, each with its status, code and problem shape.
+/// Every row of docs/errors.md that steps 1–3 can produce, each with its status, code and problem shape, at the router's
+/// depth with in-memory upstreams. What Kakao's answers look like on the wire is `FaultKakaoTests`' business.
 @Suite struct ErrorMappingTests {
     static func expectProblem(_ reply: Reply, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
@@ -13,18 +16,18 @@ import Testing
     }
 
     @Test func missingOrMalformedAuthorization() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             Self.expectProblem(try await world.get("/v1/token-exchange"), 401, "missing_token")
             Self.expectProblem(
                 try await world.get("/v1/token-exchange", headers: [("Authorization", "Basic dXNlcjpwYXNz")]), 401, "missing_token"
             )
             Self.expectProblem(try await world.get("/v1/token-exchange", headers: [("Authorization", "Bearer")]), 401, "missing_token")
-            #expect(world.kakao.tokenInfoCalls == 0)
+            #expect(world.kakao.calls == 0)
         }
     }
 
     @Test func unknownExpiredAndOtherAppTokens() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             Self.expectProblem(try await world.exchange("no-such-token"), 401, "invalid_kakao_token")
             let expired = world.validToken()
             world.kakao.expire(expired)
@@ -34,66 +37,50 @@ import Testing
         }
     }
 
-    @Test func kakaoAnswersThatNameDifferentUsers() async throws {
-        try await TestWorld.with { world in
-            world.kakao.setFault(.mismatchedUserMe)
-            Self.expectProblem(try await world.exchange(world.validToken()), 401, "invalid_kakao_token")
-        }
-    }
-
+    /// Kakao's error codes through the Kakao client's failure table: the table is the whole mapping, so it is tested as one.
     @Test(arguments: [
-        (-401, 401, 401, "invalid_kakao_token"),
-        (-2, 400, 401, "invalid_kakao_token"),
-        (-1, 500, 502, "kakao_unavailable"),
-        (-7, 400, 502, "kakao_unavailable"),
-        (-9798, 400, 502, "kakao_unavailable"),
-        (-10, 429, 503, "kakao_quota_exceeded"),
-        (-3, 403, 502, "kakao_unavailable"),
+        (-401, 401, 401, "invalid_kakao_token", false),
+        (-2, 400, 401, "invalid_kakao_token", false),
+        (-1, 500, 502, "kakao_unavailable", true),
+        (-7, 400, 502, "kakao_unavailable", true),
+        (-9798, 400, 502, "kakao_unavailable", false),
+        (-10, 429, 503, "kakao_quota_exceeded", false),
+        (-3, 403, 502, "kakao_unavailable", false),
     ])
-    func kakaoErrorCodes(kakaoCode: Int, httpStatus: Int, status: Int, code: String) async throws {
-        try await TestWorld.with { world in
-            world.kakao.setFault(.errorCode(kakaoCode, httpStatus: httpStatus))
-            let reply = try await world.exchange(world.validToken())
-            Self.expectProblem(reply, status, code)
-            if code == "kakao_unavailable" {
-                #expect(reply.json?["detail"]?.stringValue?.contains(String(kakaoCode)) == true)
-            }
+    func kakaoErrorCodes(kakaoCode: Int, httpStatus: Int, status: Int, code: String, retryable: Bool) throws {
+        let body = Array(#"{"msg":"x","code":\#(kakaoCode)}"#.utf8)
+        guard case .fail(let problem, let retry) = KakaoClient.failures.verdict(.success(HTTPResponse(status: httpStatus, headers: [], body: body))) else {
+            Issue.record("an error answer was taken for an answer")
+            return
         }
+        #expect(problem.status.code == status)
+        #expect(problem.codeName == code)
+        #expect(retry == retryable)
+        if code == "kakao_unavailable" { #expect(problem.detail.contains(String(kakaoCode))) }
+        // And through the application: the problem body the app gets.
+        let transient = KakaoClient.failures.verdict(.success(HTTPResponse(status: 503, headers: [], body: Array("<html>".utf8))))
+        guard case .fail(let outage, true) = transient else {
+            Issue.record("a 5xx without a code is a retryable outage")
+            return
+        }
+        #expect(outage.codeName == "kakao_unavailable")
     }
 
-    @Test func kakaoServerErrorsAndUnreadableAnswers() async throws {
-        try await TestWorld.with { world in
-            world.kakao.setFault(.httpStatus(503, body: "<html>down</html>"))
-            Self.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
-            world.kakao.setFault(.rawBody("{not json", contentType: "application/json"))
-            Self.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
-            world.kakao.setFault(.rawBody("<html>hello</html>", contentType: "text/html"))
-            Self.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
-        }
-    }
-
-    @Test func kakaoUnreachable() async throws {
-        var options = TestWorld.Options()
-        // Port 9 on loopback: nothing listens there, the connection is refused at once.
-        options.configure = { $0.kakao.apiBaseURL = "http://127.0.0.1:9" }
-        try await TestWorld.with(options) { world in
-            Self.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
-        }
-    }
-
-    @Test func kakaoPastTheDeadline() async throws {
-        var options = TestWorld.Options()
-        options.configure = { $0.upstream.timeoutMS = 300 }
-        try await TestWorld.with(options) { world in
-            world.kakao.setFault(.delay(.seconds(2)))
-            let started = ContinuousClock.now
-            Self.expectProblem(try await world.exchange(world.validToken()), 504, "upstream_timeout")
-            #expect(ContinuousClock.now - started < .seconds(2))
+    @Test func upstreamProblemsReachTheAppAsProblemBodies() async throws {
+        try await RouterWorld.with { world in
+            let token = world.validToken()
+            world.kakao.fail(with: .kakaoQuotaExceeded())
+            Self.expectProblem(try await world.exchange(token), 503, "kakao_quota_exceeded")
+            world.kakao.fail(with: .upstreamTimeout("Kakao"))
+            Self.expectProblem(try await world.exchange(token), 504, "upstream_timeout")
+            world.kakao.fail(with: .kakaoUnavailable("Kakao is unreachable: could not connect."))
+            let down = try await world.exchange(token)
+            Self.expectProblem(down, 502, "kakao_unavailable")
         }
     }
 
     @Test func unknownRouteAndWrongMethod() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             Self.expectProblem(try await world.get("/v1/nothing-here"), 404, "not_found")
             let reply = try await world.post("/v1/token-exchange", body: "{}")
             Self.expectProblem(reply, 405, "method_not_allowed")
@@ -102,7 +89,7 @@ import Testing
     }
 
     @Test func requestIDsAreReusedWhenSaneAndReplacedOtherwise() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             let sane = try await world.get("/v1/token-exchange", headers: [("X-Request-ID", "abc.DEF_123-x")])
             #expect(sane.header("x-request-id") == "abc.DEF_123-x")
             #expect(sane.json?["request_id"]?.stringValue == "abc.DEF_123-x")

@@ -128,4 +128,44 @@ import Testing
             #expect(try await world.exchange(token).status == 200)
         }
     }
+
+    // Fault classes that reach the bridge through libcurl (moved here from the router-level error mapping).
+
+    @Test func kakaoAnswersThatNameDifferentUsers() async throws {
+        try await TestWorld.with { world in
+            world.kakao.setFault(.mismatchedUserMe)
+            ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 401, "invalid_kakao_token")
+        }
+    }
+
+    @Test func kakaoServerErrorsAndUnreadableAnswers() async throws {
+        try await TestWorld.with { world in
+            world.kakao.setFault(.httpStatus(503, body: "<html>down</html>"))
+            ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
+            world.kakao.setFault(.rawBody("{not json", contentType: "application/json"))
+            ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
+            world.kakao.setFault(.rawBody("<html>hello</html>", contentType: "text/html"))
+            ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
+        }
+    }
+
+    @Test func kakaoUnreachable() async throws {
+        var options = TestWorld.Options()
+        // Port 9 on loopback: nothing listens there, the connection is refused at once.
+        options.configure = { $0.kakao.apiBaseURL = "http://127.0.0.1:9" }
+        try await TestWorld.with(options) { world in
+            ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 502, "kakao_unavailable")
+        }
+    }
+
+    @Test func kakaoPastTheDeadline() async throws {
+        var options = TestWorld.Options()
+        options.configure = { $0.upstream.timeoutMS = 300 }
+        try await TestWorld.with(options) { world in
+            world.kakao.setFault(.delay(.seconds(2)))
+            let started = ContinuousClock.now
+            ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 504, "upstream_timeout")
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
 }

@@ -161,10 +161,14 @@ struct Reply {
     let json: JSONValue?
 
     init(_ response: HTTPResponse) {
-        status = response.status
-        headers = response.headers
-        text = String(decoding: response.body, as: UTF8.self)
-        json = JSONValue.parse(response.body)
+        self.init(status: response.status, headers: response.headers, body: response.body)
+    }
+
+    init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        text = String(decoding: body, as: UTF8.self)
+        json = JSONValue.parse(body)
     }
 
     func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }

@@ -1,0 +1,131 @@
+import BridgeJSON
+@testable import KakaoBridge
+import OpenSSLCrypto
+import StandIns
+import Synchronization
+
+/// In-memory upstreams for router-level tests: `buildApplication` gets these instead of libcurl and the loopback
+/// stand-ins. They answer at once and count their calls; the strict protocol checks stay with the stand-ins, which the
+/// end-to-end tests keep using.
+
+/// Kakao: a table of issued tokens. An unknown token is what Kakao says of one (-401).
+final class FakeKakao: KakaoVerifying {
+    private struct State {
+        var tokens: [String: Result<VerifiedKakaoToken, Problem>] = [:]
+        var failure: Problem?
+        var calls = 0
+        var next = 0
+    }
+
+    private let state = Mutex(State())
+
+    func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
+        let outcome = state.withLock { state -> Result<VerifiedKakaoToken, Problem> in
+            state.calls += 1
+            if let failure = state.failure { return .failure(failure) }
+            return state.tokens[accessToken] ?? .failure(.invalidKakaoToken("Kakao does not accept the token (code -401)."))
+        }
+        return try outcome.get()
+    }
+
+    /// A token for `user`, as Kakao would verify it (email only when valid and verified).
+    func issue(_ user: KakaoUser, expiresIn: Int64? = 3600) -> String {
+        issue(.success(VerifiedKakaoToken(user: user, expiresIn: expiresIn)))
+    }
+
+    func issue(_ outcome: Result<VerifiedKakaoToken, Problem>) -> String {
+        state.withLock { state in
+            state.next += 1
+            let token = "fake-kakao-token-\(state.next)"
+            state.tokens[token] = outcome
+            return token
+        }
+    }
+
+    func expire(_ token: String) {
+        state.withLock { $0.tokens[token] = .failure(.invalidKakaoToken("The Kakao token has expired.")) }
+    }
+
+    /// Every call fails with `problem` (an outage, a quota) until set back to `nil`.
+    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+
+    var calls: Int { state.withLock { $0.calls } }
+}
+
+/// Identity Toolkit: signs an ID token for the custom token's uid with the fake certificate keys, as Google would.
+final class FakeIdentityToolkit: IdentityToolkitExchanging {
+    private let keys: SecureTokenKeys
+    private let projectID: String
+    private let failure = Mutex<Problem?>(nil)
+    private let count = Mutex(0)
+
+    init(keys: SecureTokenKeys, projectID: String) {
+        self.keys = keys
+        self.projectID = projectID
+    }
+
+    func signIn(customToken: String, context: CallContext) async throws(Problem) -> FirebaseSession {
+        count.withLock { $0 += 1 }
+        if let failure = failure.withLock({ $0 }) { throw failure }
+        let payload = customToken.split(separator: ".").dropFirst().first
+            .flatMap { Base64URL.decode(String($0)) }.flatMap { JSONValue.parse($0) }
+        guard let uid = payload?["uid"]?.stringValue else { throw Problem.firebaseRejected("INVALID_CUSTOM_TOKEN") }
+        let now = UnixClock.system.now()
+        guard let idToken = try? keys.signIDToken(payload: SecureTokenKeys.idTokenPayload(projectID: projectID, uid: uid, now: now)) else {
+            throw Problem.firebaseUnavailable("the fake could not sign")
+        }
+        return FirebaseSession(idToken: idToken, refreshToken: "fake-refresh-" + uid, expiresIn: 3600, isNewUser: true)
+    }
+
+    func fail(with problem: Problem?) { failure.withLock { $0 = problem } }
+
+    var calls: Int { count.withLock { $0 } }
+}
+
+/// The backend: records what it was sent and answers with a settable status and body.
+final class FakeBackend: BackendCompleting {
+    private struct State {
+        var answer = LoginResult(status: 200, body: ["meta": ["code": 200]])
+        var failure: Problem?
+        var received: [(kakaoToken: String, idToken: String)] = []
+    }
+
+    private let state = Mutex(State())
+
+    func completeLogin(kakaoToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult {
+        let outcome = state.withLock { state -> Result<LoginResult, Problem> in
+            state.received.append((kakaoToken, idToken))
+            if let failure = state.failure { return .failure(failure) }
+            return .success(state.answer)
+        }
+        return try outcome.get()
+    }
+
+    func answer(_ result: LoginResult) { state.withLock { $0.answer = result } }
+    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    var received: [(kakaoToken: String, idToken: String)] { state.withLock { $0.received } }
+}
+
+/// Google's certificate endpoint: the published keys of a `SecureTokenKeys`, or a failure.
+final class FakeCertificates: PublicKeySetFetching {
+    let keys: SecureTokenKeys
+    private let failing = Atomic<Bool>(false)
+    private let count = Atomic<Int>(0)
+    let maxAge: Int64?
+
+    init(keys: SecureTokenKeys, maxAge: Int64? = 3600) {
+        self.keys = keys
+        self.maxAge = maxAge
+    }
+
+    func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
+        count.add(1, ordering: .relaxed)
+        if failing.load(ordering: .relaxed) { throw Problem.firebaseUnavailable("Google's certificate endpoint answered HTTP 503.") }
+        var published: [String: RSAPublicKey] = [:]
+        for key in keys.publishedKeys { published[key.kid] = key.privateKey.publicKey }
+        return PublicKeySet(keys: published, maxAge: maxAge)
+    }
+
+    func setFailing(_ value: Bool) { failing.store(value, ordering: .relaxed) }
+    var fetchCount: Int { count.load(ordering: .relaxed) }
+}

@@ -1,0 +1,136 @@
+import BridgeJSON
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import KakaoBridge
+import Logging
+import StandIns
+
+/// The application as `buildApplication` composes it, driven through Hummingbird's router test framework (no socket)
+/// with in-memory upstreams: the depth for error mapping, the hook's rules, rate limiting, problem bodies and routing.
+/// The end-to-end tests (`TestWorld`) keep libcurl and the loopback stand-ins.
+final class RouterWorld: Sendable {
+    typealias Options = TestWorld.Options
+
+    static let appID = TestWorld.appID
+    static let hookSecret = TestWorld.hookSecret
+    /// One generated service account per test process: key generation is the slow part of setting up.
+    static let account: (file: String, account: SandboxServiceAccount) = {
+        let account = try! SandboxServiceAccount.generate(projectID: "bridge-router-test")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-router-\(UUID().uuidString).json").path
+        FileManager.default.createFile(atPath: path, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600])
+        return (path, account)
+    }()
+
+    let kakao: FakeKakao
+    let keys: SecureTokenKeys
+    let identityToolkit: FakeIdentityToolkit
+    let backend: FakeBackend
+    let certificates: FakeCertificates
+    let config: BridgeConfig
+    /// Every line the service logged, at trace level.
+    let logs: LogSink
+    private let client: any TestClientProtocol
+
+    private init(
+        kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
+        certificates: FakeCertificates, config: BridgeConfig, logs: LogSink, client: any TestClientProtocol
+    ) {
+        self.kakao = kakao
+        self.keys = keys
+        self.identityToolkit = identityToolkit
+        self.backend = backend
+        self.certificates = certificates
+        self.config = config
+        self.logs = logs
+        self.client = client
+    }
+
+    var projectID: String { Self.account.account.projectID }
+
+    /// The same options as `TestWorld` (which steps are on, the clock, any configuration change).
+    static func with<T: Sendable>(
+        _ options: Options = Options(), certificatesMaxAge: Int64? = 3600, _ body: @escaping @Sendable (RouterWorld) async throws -> T
+    ) async throws -> T {
+        BridgeMetrics.bootstrap()
+        let keys = try SecureTokenKeys()
+        var config = BridgeConfig()
+        config.kakao.appID = appID
+        config.firebase.serviceAccountFile = account.file
+        if let tenant = options.tenantID { config.firebase.tenantID = tenant }
+        if options.firebase || options.backend { config.firebase.webAPIKey = TestWorld.apiKey }
+        if options.backend { config.backend.loginCompleteURL = "http://127.0.0.1:9/never-called" }
+        if options.hook || options.backend { config.hook.secret = hookSecret }
+        options.configure(&config)
+
+        let identityToolkit = FakeIdentityToolkit(keys: keys, projectID: account.account.projectID)
+        let certificates = FakeCertificates(keys: keys, maxAge: certificatesMaxAge)
+        let kakao = FakeKakao()
+        let backend = FakeBackend()
+        let logs = LogSink.memory()
+        let app = try buildApplication(
+            config: config,
+            upstreams: BridgeUpstreams(kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates),
+            environment: BridgeEnvironment(logger: .bridge(level: "trace", format: "json", sink: logs), clock: options.clock)
+        )
+        let configured = config
+        return try await app.test(.router) { client in
+            let world = RouterWorld(
+                kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
+                config: configured, logs: logs, client: client
+            )
+            return try await body(world)
+        }
+    }
+
+    // MARK: Kakao users
+
+    func validToken(
+        id: Int64 = 1_234_567_890, nickname: String? = "Ryan", email: String? = "ryan@example.com", emailVerified: Bool = true
+    ) -> String {
+        kakao.issue(KakaoUser(
+            id: id, nickname: nickname, email: emailVerified ? email : nil, emailVerified: emailVerified && email != nil ? true : nil,
+            profileImageURL: "https://k.kakaocdn.net/dn/profile.jpg"
+        ))
+    }
+
+    func otherAppToken() -> String { kakao.issue(.failure(.kakaoAppMismatch())) }
+
+    /// A Firebase ID token for `uid`, signed by the keys the fake certificate endpoint publishes.
+    func idToken(uid: String, _ change: (inout [String: any Sendable]) -> Void = { _ in }) throws -> String {
+        var payload = SecureTokenKeys.idTokenPayload(projectID: projectID, uid: uid, now: UnixClock.system.now())
+        change(&payload)
+        return try keys.signIDToken(payload: payload)
+    }
+
+    // MARK: Calling the application
+
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> Reply {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+        }
+        if body != nil, fields[.contentType] == nil { fields[.contentType] = "application/json" }
+        let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: body.map { ByteBuffer(string: $0) })
+        return Reply(
+            status: response.status.code,
+            headers: response.headers.map { (name: $0.name.canonicalName, value: $0.value) },
+            body: Array(buffer: response.body)
+        )
+    }
+
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> Reply {
+        try await request(.get, path, headers: headers)
+    }
+
+    func post(_ path: String, headers: [(String, String)] = [], body: String) async throws -> Reply {
+        try await request(.post, path, headers: headers, body: body)
+    }
+
+    func exchange(_ token: String) async throws -> Reply {
+        try await get("/v1/token-exchange", headers: [("Authorization", "Bearer " + token)])
+    }
+}
