@@ -2,8 +2,8 @@
 /// segments; Foundation's `JSONDecoder` copies the bytes into `Data`, builds its own tree and then decodes it again through
 /// the `Codable` machinery, which costs several times what a direct parse does.
 ///
-/// Integers that fit in `Int64` stay exact (written without fraction or exponent, digit for digit; otherwise when the value
-/// is whole, as `JSONDecoder` decides); other numbers are `Double`. Nesting is bounded by
+/// Integers written without fraction or exponent that fit in `Int64` stay exact, digit for digit; every other number is
+/// a `Double`. Nesting is bounded by
 /// `maxDepth`. Strings must be valid UTF-8; escapes, surrogate pairs included, are decoded. Of duplicate object
 /// keys the last one wins, as in JavaScript's `JSON.parse`.
 public struct JSONParser {
@@ -225,8 +225,8 @@ public struct JSONParser {
         let text = UnsafeBufferPointer(rebasing: input[start..<position])
         if integral, let exact = Self.int64(text) { return .int(exact) }
         guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else { throw Failure() }
-        // As `JSONDecoder` reads `JSONValue`: a whole number written as `2.0` or `1e2` is an integer too.
-        if !integral, double.rounded() == double, let exact = Int64(exactly: double) { return .int(exact) }
+        // `2.0` and `1e2` stay doubles: `.int` means "written as an integer", which is what an id must be
+        // (`JSONValue.intValue`); `int64Value` still reads whole doubles where a number is all that matters (JWT times).
         return .double(double)
     }
 

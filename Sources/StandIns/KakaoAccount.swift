@@ -26,8 +26,9 @@ public struct KakaoAccount: Sendable, Equatable {
         self.profileImageURL = profileImageURL
     }
 
-    /// Kakao's real `/v2/user/me` shape, including the deprecated `properties` the bridge must ignore.
-    func userMe(id answeredID: Int64) -> JSONValue {
+    /// Kakao's real `/v2/user/me` shape, including the deprecated `properties` the bridge must ignore. Image URLs are
+    /// `https://` only when the caller asked for `secure_resource=true`, as Kakao does.
+    func userMe(id answeredID: Int64, secureResource: Bool = true) -> JSONValue {
         var account: [String: JSONValue] = [:]
         var properties: [String: JSONValue] = [:]
         var profile: [String: JSONValue] = [:]
@@ -36,7 +37,8 @@ public struct KakaoAccount: Sendable, Equatable {
             profile["nickname"] = .string(nickname)
             account["profile_nickname_needs_agreement"] = .bool(false)
         }
-        if let profileImageURL {
+        if var profileImageURL {
+            if !secureResource, profileImageURL.hasPrefix("https://") { profileImageURL = "http://" + profileImageURL.dropFirst(8) }
             let thumbnail = profileImageURL.replacingThumbnailSize()
             properties["profile_image"] = .string(profileImageURL)
             properties["thumbnail_image"] = .string(thumbnail)

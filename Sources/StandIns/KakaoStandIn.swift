@@ -141,7 +141,8 @@ public final class KakaoStandIn: Sendable {
             )
         }
         let answeredID = answerAnotherUser ? issued.user.id &+ 1 : issued.user.id
-        return Reply.json(200, issued.user.userMe(id: answeredID), contentType: Reply.kakaoJSON)
+        let secure = request.uri.queryParameters.get("secure_resource") == "true"
+        return Reply.json(200, issued.user.userMe(id: answeredID, secureResource: secure), contentType: Reply.kakaoJSON)
     }
 
     /// Kakao wants exactly one `Authorization: Bearer <token>` header.

@@ -32,6 +32,15 @@ public struct SandboxServiceAccount: Sendable {
         )
     }
 
+    /// Writes the key file as the service wants it: readable by its owner only.
+    public func writeKeyFile(to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(json().utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        // createFile keeps an existing file's mode.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
     /// The contents of the `.json` key file Google's console downloads.
     public func json() -> String {
         let encodedEmail = clientEmail.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._"))) ?? clientEmail

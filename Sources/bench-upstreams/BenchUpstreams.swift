@@ -49,7 +49,7 @@ struct BenchUpstreams: AsyncParsableCommand {
         }
         let secret = "bench-hook-" + UUID().uuidString
         let accountFile = directory.appendingPathComponent("service-account.json")
-        try Data(account.json().utf8).write(to: accountFile)
+        try account.writeKeyFile(to: accountFile.path)
         try Data(tokens.utf8).write(to: directory.appendingPathComponent("tokens.txt"))
         try Data(secret.utf8).write(to: directory.appendingPathComponent("hook-secret.txt"))
 

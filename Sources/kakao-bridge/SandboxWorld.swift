@@ -60,7 +60,9 @@ final class SandboxWorld: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
             let accountFile = directory.appendingPathComponent("service-account.json").path
-            guard FileManager.default.createFile(atPath: accountFile, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600]) else {
+            do {
+                try account.writeKeyFile(to: accountFile)
+            } catch {
                 throw SandboxFailure("cannot write the generated service-account key to \(accountFile)")
             }
             var generated = [

@@ -62,6 +62,8 @@ struct CLITests {
     @Test func checkConfigAcceptsAGoodConfiguration() async throws {
         let directory = try TemporaryDirectory()
         let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
+        // A key file other users can read is refused: mode 600, as an operator would set it.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
         let file = try directory.write("bridge.yaml", """
             kakao:
               app_id: 42

@@ -280,7 +280,7 @@ struct ConfigTests {
             ("backend.login_complete_url: needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)",
              { $0.backend.loginCompleteURL = "https://backend.example.com/done" }),
             ("kakao.uid_prefix: must not be empty (uids are <prefix><kakao id>, e.g. kakao:1234)", { $0.kakao.uidPrefix = "" }),
-            ("kakao.uid_prefix: must be at most 108 characters so that prefix plus a 20-digit Kakao id fits a 128-character Firebase uid, got 109",
+            ("kakao.uid_prefix: must be at most 108 UTF-16 code units so that prefix plus a 20-digit Kakao id fits a 128-unit Firebase uid, got 109",
              { $0.kakao.uidPrefix = String(repeating: "p", count: 109) }),
             ("server.port: must be between 0 and 65535 (0 picks a free port), got 65536", { $0.server.port = 65536 }),
             ("server.port: must be between 0 and 65535 (0 picks a free port), got -1", { $0.server.port = -1 }),
@@ -290,7 +290,8 @@ struct ConfigTests {
             ("upstream.timeout_ms: must be between 1 and 120000, got 0", { $0.upstream.timeoutMS = 0 }),
             ("upstream.timeout_ms: must be between 1 and 120000, got 120001", { $0.upstream.timeoutMS = 120_001 }),
             ("upstream.max_in_flight: must be at least 1, got 0", { $0.upstream.maxInFlight = 0 }),
-            ("kakao.cache_seconds: must be at least 0 (0 turns the cache off), got -1", { $0.kakao.cacheSeconds = -1 }),
+            ("kakao.cache_seconds: must be between 0 and 300 (0 turns the cache off; a token Kakao revoked must not keep working for longer), got -1", { $0.kakao.cacheSeconds = -1 }),
+            ("kakao.cache_seconds: must be between 0 and 300 (0 turns the cache off; a token Kakao revoked must not keep working for longer), got 301", { $0.kakao.cacheSeconds = 301 }),
             ("rate_limit.per_client_per_minute: must be at least 0 (0 turns rate limiting off), got -1",
              { $0.rateLimit.perClientPerMinute = -1 }),
             ("server.shutdown_grace_seconds: must be between 0 and 600, got 601", { $0.server.shutdownGraceSeconds = 601 }),
@@ -364,7 +365,7 @@ struct ConfigTests {
             ])
             #expect(error.problems.count == 15)
             #expect(error.description == error.problems.joined(separator: "\n"))
-            #expect(error.problems.contains("kakao.cache_seconds (from BRIDGE_KAKAO_CACHE_SECONDS): must be at least 0 (0 turns the cache off), got -5"))
+            #expect(error.problems.contains("kakao.cache_seconds (from BRIDGE_KAKAO_CACHE_SECONDS): must be between 0 and 300 (0 turns the cache off; a token Kakao revoked must not keep working for longer), got -5"))
             #expect(error.problems.contains("unknown key log.colour"))
         }
     }

@@ -4,14 +4,14 @@ import Foundation
 import StandIns
 import Testing
 
-/// `POST /v1/login-complete` over HTTP against the real bridge and stand-ins (contract §2, the backend's hook).
+/// `POST /v1/login-complete`, the backend's hook (contract §2): its rules at the router's depth, with in-memory upstreams.
+/// The hook called by the backend stand-in over HTTP is `FullFlowTests`' business.
 @Suite("Login-complete hook (CONTRACT §2)")
 struct LoginCompleteHookTests {
-    static let bearer = [("Authorization", "Bearer " + TestWorld.hookSecret)]
+    static let bearer = [("Authorization", "Bearer " + RouterWorld.hookSecret)]
 
-    static func idToken(_ world: TestWorld, uid: String) throws -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        return try world.keys.signIDToken(payload: SecureTokenKeys.idTokenPayload(projectID: world.account.projectID, uid: uid, now: now))
+    static func idToken(_ world: RouterWorld, uid: String) throws -> String {
+        try world.idToken(uid: uid)
     }
 
     static func body(kakao: String, token: String) -> String {
@@ -19,7 +19,7 @@ struct LoginCompleteHookTests {
     }
 
     @Test func answersWhoTheUserIs() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let kakao = world.validToken(id: 1_234_567_890)
             let token = try Self.idToken(world, uid: "kakao:1234567890")
             let reply = try await world.post("/v1/login-complete", headers: Self.bearer, body: Self.body(kakao: kakao, token: token))
@@ -32,7 +32,7 @@ struct LoginCompleteHookTests {
     }
 
     @Test func isReadyOnceCertificatesArrived() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             var ready = false
             for _ in 0..<50 where !ready {
                 ready = try await world.get("/readyz").status == 200
@@ -44,7 +44,7 @@ struct LoginCompleteHookTests {
     }
 
     @Test func isNotFoundWithoutAHookSecret() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             let reply = try await world.post("/v1/login-complete", headers: Self.bearer, body: Self.body(kakao: "a", token: "b"))
             #expect(reply.status == 404)
             #expect(reply.code == "not_found")
@@ -53,13 +53,13 @@ struct LoginCompleteHookTests {
     }
 
     @Test func refusesAMissingOrWrongSecretAsUnauthorized() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let body = Self.body(kakao: world.validToken(), token: try Self.idToken(world, uid: "kakao:1234567890"))
             let attempts: [[(String, String)]] = [
                 [],
                 [("Authorization", "Bearer wrong-secret")],
-                [("Authorization", "Bearer " + TestWorld.hookSecret + "x")],
-                [("Authorization", "Basic " + TestWorld.hookSecret)],
+                [("Authorization", "Bearer " + RouterWorld.hookSecret + "x")],
+                [("Authorization", "Basic " + RouterWorld.hookSecret)],
                 [("Authorization", "Bearer")],
             ]
             for headers in attempts {
@@ -72,7 +72,7 @@ struct LoginCompleteHookTests {
     }
 
     @Test func refusesOtherMethods() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let reply = try await world.get("/v1/login-complete", headers: Self.bearer)
             #expect(reply.status == 405)
             #expect(reply.code == "method_not_allowed")
@@ -81,7 +81,7 @@ struct LoginCompleteHookTests {
     }
 
     @Test func refusesMalformedBodies() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let cases: [(String, String)] = [
                 ("not json", "JSON object"),
                 ("[1,2]", "JSON object"),
@@ -96,12 +96,12 @@ struct LoginCompleteHookTests {
                 #expect(reply.code == "invalid_request")
                 #expect(reply.json?["detail"]?.stringValue?.contains(field) == true, "\(reply.text)")
             }
-            #expect(world.kakao.tokenInfoCalls == 0)
+            #expect(world.kakao.calls == 0)
         }
     }
 
     @Test func refusesBodiesOver64KiB() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let padding = String(repeating: "a", count: 65 * 1024)
             let reply = try await world.post("/v1/login-complete", headers: Self.bearer, body: Self.body(kakao: padding, token: "x"))
             #expect(reply.status == 413)
@@ -110,21 +110,21 @@ struct LoginCompleteHookTests {
     }
 
     @Test func refusesAnInvalidIDTokenBeforeAskingKakao() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let kakao = world.validToken()
             let expired = try world.keys.signIDToken(payload: SecureTokenKeys.idTokenPayload(
-                projectID: world.account.projectID, uid: "kakao:1234567890", now: Int64(Date().timeIntervalSince1970) - 7200
+                projectID: world.projectID, uid: "kakao:1234567890", now: Int64(Date().timeIntervalSince1970) - 7200
             ))
             let reply = try await world.post("/v1/login-complete", headers: Self.bearer, body: Self.body(kakao: kakao, token: expired))
             #expect(reply.status == 401)
             #expect(reply.code == "invalid_id_token")
             #expect(reply.json?["detail"]?.stringValue?.contains("expired") == true)
-            #expect(world.kakao.tokenInfoCalls == 0)
+            #expect(world.kakao.calls == 0)
         }
     }
 
     @Test func refusesTokensOfDifferentUsers() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let kakao = world.validToken(id: 1_234_567_890)
             let token = try Self.idToken(world, uid: "kakao:999")
             let reply = try await world.post("/v1/login-complete", headers: Self.bearer, body: Self.body(kakao: kakao, token: token))
@@ -135,9 +135,9 @@ struct LoginCompleteHookTests {
     }
 
     @Test func refusesAnInvalidKakaoToken() async throws {
-        try await TestWorld.with(.init(hook: true)) { world in
+        try await RouterWorld.with(.init(hook: true)) { world in
             let kakao = world.validToken()
-            world.kakao.revoke(kakao)
+            world.kakao.expire(kakao)
             let token = try Self.idToken(world, uid: "kakao:1234567890")
             let reply = try await world.post("/v1/login-complete", headers: Self.bearer, body: Self.body(kakao: kakao, token: token))
             #expect(reply.status == 401)

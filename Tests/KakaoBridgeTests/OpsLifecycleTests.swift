@@ -131,7 +131,7 @@ import Testing
             let configPath = directory.appendingPathComponent("bridge.yaml").path
             let keyPath = directory.appendingPathComponent("service-account.json").path
             let first = try SandboxServiceAccount.generate(projectID: "bridge-test")
-            try Data(first.json().utf8).write(to: URL(fileURLWithPath: keyPath))
+            try OpsFiles.writePrivate(first.json(), to: keyPath)
             var file = OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: keyPath)
             try file.write(to: configPath)
             let bridge = try BridgeProcess(configPath: configPath)
@@ -149,7 +149,7 @@ import Testing
 
             // A new key and a new app id: both take effect on SIGHUP, without a restart.
             let second = try SandboxServiceAccount.generate(projectID: "bridge-test")
-            try Data(second.json().utf8).write(to: URL(fileURLWithPath: keyPath), options: .atomic)
+            try OpsFiles.writePrivate(second.json(), to: keyPath)
             file.appID = TestWorld.otherAppID
             try file.write(to: configPath)
             bridge.signal(SIGHUP)

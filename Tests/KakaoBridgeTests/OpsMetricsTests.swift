@@ -4,6 +4,8 @@ import Foundation
 import Testing
 
 /// `/metrics`: Prometheus text with route templates (never raw paths), statuses, latencies, upstream calls, in-flight.
+/// The scrape test stays end-to-end: upstream calls are metered by the HTTP upstream layer, which in-memory fakes bypass,
+/// and the registry is process-wide, so at the router's depth those lines would be other tests' (a vacuous pass).
 @Suite struct OpsMetricsTests {
     @Test func metricsNameRouteTemplatesAndNeverATokenOrEmail() async throws {
         try await TestWorld.with { world in
@@ -37,7 +39,7 @@ import Testing
     }
 
     @Test func metricsIsGETOnly() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             let reply = try await world.post("/metrics", body: "{}")
             #expect(reply.status == 405)
             #expect(reply.isProblem)

@@ -4,11 +4,12 @@ import Foundation
 import Testing
 
 /// `rate_limit.per_client_per_minute`: a token bucket per client, 429 `rate_limited` with `Retry-After`, probes exempt.
+/// At the router's depth every request comes from the one client the router test framework has (no socket peer).
 @Suite struct OpsRateLimitTests {
     @Test func overTheBudgetIs429WithRetryAfterAndAProblemBody() async throws {
-        var options = TestWorld.Options()
+        var options = RouterWorld.Options()
         options.configure = { $0.rateLimit.perClientPerMinute = 3 }
-        try await TestWorld.with(options) { world in
+        try await RouterWorld.with(options) { world in
             for _ in 0..<3 {
                 #expect(try await world.get("/v1/token-exchange").code == "missing_token")
             }
@@ -29,9 +30,9 @@ import Testing
     }
 
     @Test func zeroTurnsItOff() async throws {
-        var options = TestWorld.Options()
+        var options = RouterWorld.Options()
         options.configure = { $0.rateLimit.perClientPerMinute = 0 }
-        try await TestWorld.with(options) { world in
+        try await RouterWorld.with(options) { world in
             for _ in 0..<20 {
                 let reply = try await world.get("/v1/token-exchange")
                 #expect(reply.status == 401)

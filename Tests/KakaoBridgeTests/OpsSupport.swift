@@ -172,6 +172,12 @@ struct OpsConfigFile {
 }
 
 enum OpsFiles {
+    /// Writes `text` atomically with mode 600, as a key file must be (the service refuses one other users can read).
+    static func writePrivate(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
     static func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

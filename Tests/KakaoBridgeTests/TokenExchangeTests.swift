@@ -4,7 +4,9 @@ import Foundation
 import StandIns
 import Testing
 
-/// Steps 1–3 through the real service and the strict stand-ins (contract §1, §2, §4).
+/// Steps 1–3 (contract §1, §2, §4). The service's own rules (what the answer holds, the custom token's shape, routes and
+/// configuration) run at the router's depth with in-memory upstreams; the tests that hand a minted custom token to the
+/// strict Identity Toolkit stand-in (Google accepts it) run end-to-end through libcurl and the loopback stand-ins.
 @Suite struct TokenExchangeTests {
     @Test func validTokenBecomesACustomTokenGoogleAccepts() async throws {
         try await TestWorld.with { world in
@@ -26,7 +28,8 @@ import Testing
     }
 
     @Test func customTokenFollowsSection4() async throws {
-        try await TestWorld.with { world in
+        let account = RouterWorld.account.account
+        try await RouterWorld.with { world in
             let reply = try await world.exchange(world.validToken())
             let token = try #require(reply.json?["custom_token"]?.stringValue)
             let parts = token.split(separator: ".").map(String.init)
@@ -34,11 +37,11 @@ import Testing
             #expect(!token.contains("="))
             let headerBytes = try #require(Base64URLTestDecode(parts[0]))
             let header = try #require(JSONValue.parse(headerBytes))
-            #expect(header == .object(["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(world.account.privateKeyID)]))
+            #expect(header == .object(["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(account.privateKeyID)]))
             let payloadBytes = try #require(Base64URLTestDecode(parts[1]))
             let payload = try #require(JSONValue.parse(payloadBytes))
-            #expect(payload["iss"]?.stringValue == world.account.clientEmail)
-            #expect(payload["sub"]?.stringValue == world.account.clientEmail)
+            #expect(payload["iss"]?.stringValue == account.clientEmail)
+            #expect(payload["sub"]?.stringValue == account.clientEmail)
             #expect(payload["aud"]?.stringValue == CustomTokenMinter.audience)
             let iat = try #require(payload["iat"]?.int64Value)
             #expect(payload["exp"]?.int64Value == iat + 3600)
@@ -74,10 +77,26 @@ import Testing
         }
     }
 
+    /// Kakao's `/v2/user/me` with the email flags Kakao sets (its deprecated `properties` included, which are never read).
+    static func userMe(emailValid: Bool, emailVerified: Bool) -> String {
+        #"""
+        {"id":1234567890,"connected_at":"2024-01-01T00:00:00Z","properties":{"nickname":"Old"},
+         "kakao_account":{"profile":{"nickname":"Ryan","profile_image_url":"https://k.kakaocdn.net/dn/profile.jpg"},
+          "has_email":true,"email_needs_agreement":false,"is_email_valid":\#(emailValid),"is_email_verified":\#(emailVerified),
+          "email":"ryan@example.com"}}
+        """#
+    }
+
+    /// The rule lives where Kakao's answer is read (`KakaoMe.user`): Kakao's answer is read as the Kakao client reads it,
+    /// and the user it yields goes through the application.
     @Test(arguments: [(false, true), (true, false), (false, false)])
     func emailOnlyWhenValidAndVerified(valid: Bool, verified: Bool) async throws {
-        try await TestWorld.with { world in
-            let reply = try await world.exchange(world.validToken(emailValid: valid, emailVerified: verified))
+        let trusted = try KakaoMe(json: #require(JSONValue.parse(Array(Self.userMe(emailValid: true, emailVerified: true).utf8)))).user
+        #expect(trusted.email == "ryan@example.com" && trusted.emailVerified == true)
+        let me = try KakaoMe(json: #require(JSONValue.parse(Array(Self.userMe(emailValid: valid, emailVerified: verified).utf8))))
+        let user = me.user
+        try await RouterWorld.with { world in
+            let reply = try await world.exchange(world.kakao.issue(user))
             #expect(reply.status == 200)
             #expect(reply.json?["kakao"]?["email"] == nil)
             #expect(reply.json?["kakao"]?["email_verified"] == nil)
@@ -86,7 +105,7 @@ import Testing
     }
 
     @Test func missingProfileFieldsAreOmitted() async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             let reply = try await world.exchange(world.validToken(nickname: nil, email: nil))
             #expect(reply.status == 200)
             #expect(reply.json?["kakao"]?["nickname"] == nil)
@@ -106,20 +125,20 @@ import Testing
     }
 
     @Test func legacyRouteCanBeSwitchedOff() async throws {
-        var options = TestWorld.Options()
+        var options = RouterWorld.Options()
         options.configure = { $0.legacy.enabled = false }
-        try await TestWorld.with(options) { world in
+        try await RouterWorld.with(options) { world in
             let reply = try await world.get("/v1/kakao/" + world.validToken())
             #expect(reply.status == 404)
             #expect(reply.code == "not_found")
             #expect(reply.isProblem)
-            #expect(world.kakao.tokenInfoCalls == 0)
+            #expect(world.kakao.calls == 0)
         }
     }
 
     @Test(arguments: ["access_token", "token", "kakao_token"])
     func tokenInQueryIsRefusedBeforeKakao(name: String) async throws {
-        try await TestWorld.with { world in
+        try await RouterWorld.with { world in
             let token = world.validToken()
             let withHeader = try await world.get(
                 "/v1/token-exchange?\(name)=\(token)", headers: [("Authorization", "Bearer " + token)]
@@ -130,7 +149,7 @@ import Testing
                 #expect(reply.code == "invalid_request")
                 #expect(reply.isProblem)
             }
-            #expect(world.kakao.tokenInfoCalls == 0 && world.kakao.userMeCalls == 0)
+            #expect(world.kakao.calls == 0)
         }
     }
 }

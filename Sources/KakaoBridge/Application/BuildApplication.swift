@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -14,13 +15,19 @@ public func buildApplication(
     let reload = ReloadService(holder: holder, environment: environment, startup: config)
     let application = Application(
         router: buildRouter(holder: holder),
-        server: .http1(configuration: ServerLimits.http1()),
+        server: guardedHTTP1(config.server),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
         services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger
     )
     return BridgeApplication(inner: application, holder: holder)
+}
+
+/// HTTP/1.1 with the connection cap and the per-request read deadline in front (`ConnectionGuard`).
+func guardedHTTP1(_ server: BridgeConfig.Server) -> HTTPServerBuilder {
+    let connections = ConnectionCount(limit: server.maxConnections)
+    return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, config: server, connections: connections) }
 }
 
 func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {
@@ -35,7 +42,7 @@ func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {
     router.add(middleware: RateLimitMiddleware(holder: holder))
     TokenExchangeController(holder: holder).register(on: router)
     LegacyController(holder: holder).register(on: router)
-    LoginCompleteController(holder: holder).register(on: router)
+    LoginCompleteController(holder: holder, hookLimit: HookRateLimit()).register(on: router)
     HealthController(holder: holder).register(on: router)
     MetricsEndpoint().register(on: router)
     return router

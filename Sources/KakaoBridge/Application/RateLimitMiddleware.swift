@@ -1,16 +1,19 @@
 import Hummingbird
 import Metrics
 
-/// Applies `rate_limit.per_client_per_minute` per client address (after `ClientAddressMiddleware`). Probes and the
-/// metrics scrape are exempt: a busy load balancer or Prometheus must never be told to back off.
+/// Applies `rate_limit.per_client_per_minute` per client (after `ClientAddressMiddleware`): an IPv4 address, or an
+/// IPv6 /64 (one host usually holds a whole /64, so per-address buckets would be free for it to multiply). Probes and the
+/// metrics scrape are exempt: a busy load balancer or Prometheus must never be told to back off. Routes authenticated by
+/// the hook secret are exempt too: the backend calls them from a few addresses for all users; they authenticate first
+/// and then take from their own budget (`rate_limit.hook_per_minute`, `HookRateLimit`).
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = BridgeRequestContext
 
-    static let exemptRoutes: Set<String> = ["/healthz", "/readyz", "/metrics"]
+    static let exemptRoutes: Set<String> = ["/healthz", "/readyz", "/metrics", LoginCompleteController.route]
 
     let holder: StateHolder
     let limiter: RateLimiter
-    private let limited = Counter(label: "kakao_bridge_rate_limited_total")
+    private let limited = Counter(label: "kakao_bridge_rate_limited_total", dimensions: [("limit", "client")])
 
     init(holder: StateHolder, limiter: RateLimiter = RateLimiter()) {
         self.holder = holder
@@ -22,11 +25,38 @@ struct RateLimitMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
         if perMinute > 0, !Self.exemptRoutes.contains(RouteLabel.route(context)),
-            case .limited(let seconds) = limiter.take(client: context.clientAddress, perMinute: perMinute)
+            case .limited(let seconds) = limiter.take(client: Self.clientKey(context.clientAddress), perMinute: perMinute)
         {
             limited.increment()
             throw Problem.rateLimited(retryAfterSeconds: seconds)
         }
         return try await next(request, context)
+    }
+}
+
+extension RateLimitMiddleware {
+    /// The bucket of an address: itself for IPv4 (and anything unparsable), its /64 for IPv6.
+    static func clientKey(_ address: String) -> String {
+        guard address.contains(":"), let bytes = IPAddressParser.parse(address), bytes.count == 16 else { return address }
+        var key = ""
+        for index in stride(from: 0, to: 8, by: 2) {
+            key += String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16) + ":"
+        }
+        return key + ":/64"
+    }
+}
+
+/// `rate_limit.hook_per_minute`: one budget for every call of the hook-secret routes of this instance, taken after the
+/// secret was checked (a stranger cannot spend it).
+struct HookRateLimit: Sendable {
+    let limiter = RateLimiter(maxClients: 4)
+    private let limited = Counter(label: "kakao_bridge_rate_limited_total", dimensions: [("limit", "hook")])
+
+    func take(perMinute: Int) throws(Problem) {
+        guard perMinute > 0 else { return }
+        if case .limited(let seconds) = limiter.take(client: "hook", perMinute: perMinute) {
+            limited.increment()
+            throw Problem.rateLimited(retryAfterSeconds: seconds)
+        }
     }
 }

@@ -49,9 +49,28 @@ final class RateLimiter: Sendable {
     ) {
         buckets = buckets.filter { $0.value.tokens + seconds(now - $0.value.updated) * perSecond < capacity }
         guard buckets.count > keep else { return }
-        let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(keep)
-        buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
+        // Past that, forget the clients not seen for longest, without sorting the table under the lock: one pass picks a
+        // random sample of last-seen times (reservoir), the sample's quantile that would keep `keep` becomes the cut-off,
+        // and one more pass drops what is older.
+        var sample: [ContinuousClock.Instant] = []
+        sample.reserveCapacity(Self.sampleSize)
+        var generator = SystemRandomNumberGenerator()
+        for (seen, bucket) in buckets.values.enumerated() {
+            if sample.count < Self.sampleSize {
+                sample.append(bucket.updated)
+            } else {
+                let slot = Int.random(in: 0...seen, using: &generator)
+                if slot < Self.sampleSize { sample[slot] = bucket.updated }
+            }
+        }
+        sample.sort(by: >)
+        let keptShare = Double(keep) / Double(buckets.count)
+        let cutoff = sample[min(sample.count - 1, Int(Double(sample.count) * keptShare))]
+        buckets = buckets.filter { $0.value.updated > cutoff }
     }
+
+    /// Last-seen times sampled to find the eviction cut-off; the sort is of this many, never of the table.
+    static let sampleSize = 255
 
     private static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

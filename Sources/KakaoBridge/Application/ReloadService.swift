@@ -64,7 +64,8 @@ struct ReloadService: Service, CustomStringConvertible {
     /// prefetch service keeps trying after the swap.
     private func waitUntilReady(_ state: BridgeState) async {
         guard let idTokens = state.idTokens else { return }
-        if await !idTokens.prefetch() {
+        // A shutdown during the reload must not wait for the fetch.
+        if await unlessCancelled({ await idTokens.prefetch() }) == false {
             logger.warning("reload: Google's certificates are not fetched yet; the hook is not ready until they are")
         }
     }
@@ -74,6 +75,8 @@ struct ReloadService: Service, CustomStringConvertible {
         if old.server.host != new.server.host { keys.append("server.host") }
         if old.server.port != new.server.port { keys.append("server.port") }
         if old.server.shutdownGraceSeconds != new.server.shutdownGraceSeconds { keys.append("server.shutdown_grace_seconds") }
+        if old.server.requestTimeoutSeconds != new.server.requestTimeoutSeconds { keys.append("server.request_timeout_seconds") }
+        if old.server.maxConnections != new.server.maxConnections { keys.append("server.max_connections") }
         if old.log.level != new.log.level { keys.append("log.level") }
         if old.log.format != new.log.format { keys.append("log.format") }
         return keys

@@ -60,6 +60,7 @@ final class ParseErrorProblemHandler: ChannelDuplexHandler, RemovableChannelHand
             let problem = Problem.invalidRequest("The request could not be parsed: malformed, or its headers are too large.")
             let bytes = ProblemBody(problem, requestID: requestID).jsonBytes
             head.headerFields[.contentType] = "application/problem+json"
+            head.headerFields[.cacheControl] = "no-store"
             head.headerFields[.contentLength] = String(bytes.count)
             head.headerFields[.xRequestID] = requestID
             pendingBody = ByteBuffer(bytes: bytes)

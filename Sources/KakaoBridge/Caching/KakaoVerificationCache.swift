@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Entries are keyed by the token's SHA-256: a memory dump holds no usable token. Failures are never cached (a token that
 /// Kakao refused a moment ago may be fine after Kakao recovers). Concurrent verifications of one token share one upstream
-/// verification and its outcome (the first caller's: should that caller be cancelled mid-call, the others see the
-/// failure it caused). At most `maxEntries` are kept; past that the oldest entry goes first.
+/// verification and its outcome (`SingleFlight`), run in a task of its own: a caller that goes away cancels nothing
+/// the others wait for. At most `maxEntries` are kept; past that the oldest entry goes first.
 public final class KakaoVerificationCache: KakaoVerifying {
     public static let defaultMaxEntries = 100_000
 
@@ -38,12 +38,16 @@ public final class KakaoVerificationCache: KakaoVerifying {
         }
         let (outcome, joined) = await flights.run(key) { () async -> Result<VerifiedKakaoToken, Problem> in
             if let cached = lookUp(key) { return .success(cached) }
-            let outcome: Result<VerifiedKakaoToken, Problem>
-            do throws(Problem) {
-                outcome = .success(try await inner.verifyReportingLifetime(accessToken: accessToken, context: context))
-            } catch {
-                outcome = .failure(error)
-            }
+            // Shielded: callers that joined this verification must still get their answer when the first caller goes
+            // away (its client hung up) and its task is cancelled.
+            let inner = self.inner
+            let outcome = await Task { () async -> Result<VerifiedKakaoToken, Problem> in
+                do throws(Problem) {
+                    return .success(try await inner.verifyReportingLifetime(accessToken: accessToken, context: context))
+                } catch {
+                    return .failure(error)
+                }
+            }.value
             if case .success(let verified) = outcome { store(key, verified) }
             return outcome
         }

@@ -22,9 +22,11 @@ public protocol PublicKeySetFetching: Sendable {
 }
 
 /// Caches a key set for its `max-age` (docs/custom-token.md#googles-certificates). An unknown `kid` refetches at most once a
-/// minute, so tokens with made-up `kid`s cannot turn the service into a load generator against the key's owner. While a
-/// refetch fails the old keys keep serving (keys rotate with overlap, so yesterday's still verify most tokens). Concurrent
-/// misses share one fetch (`SingleFlight`), which runs in a task of its own: a caller that gives up does not cancel it.
+/// minute, so tokens with made-up `kid`s cannot turn the service into a load generator against the key's owner. A known
+/// `kid` never waits for a fetch: past `max-age` its key still answers while a refetch runs in the background
+/// (stale-while-revalidate), and keeps answering while refetches fail (keys rotate with overlap), but not forever: a day
+/// past `max-age` the keys are dropped. Concurrent misses share one fetch (`SingleFlight`), which runs in a task of its
+/// own: a caller that gives up does not cancel it.
 final class PublicKeyCache: Sendable {
     struct Policy: Sendable {
         /// Without `max-age`, the answer is trusted this long.
@@ -35,6 +37,8 @@ final class PublicKeyCache: Sendable {
         var unknownKidRefetchInterval: Int64 = 60
         /// After a failed fetch with keys cached, requests use the stale keys for this long without asking again.
         var failureBackoff: Int64 = 5
+        /// How long past `max-age` stale keys may still serve while refetches fail.
+        var maxStale: Int64 = 86_400
     }
 
     private struct State {
@@ -46,6 +50,8 @@ final class PublicKeyCache: Sendable {
 
     private enum Plan {
         case cached(RSAPublicKey?)
+        /// Serve it, and refresh the set in the background.
+        case stale(RSAPublicKey)
         case fetch
     }
 
@@ -86,17 +92,24 @@ final class PublicKeyCache: Sendable {
         let now = clock.now()
         let fetching = flights.isRunning(0)
         let plan = state.withLock { state -> Plan in
+            if !state.keys.isEmpty, now >= state.expiresAt + policy.maxStale { state.keys = [:] }
             let fresh = now < state.expiresAt
-            if fresh, let key = state.keys[kid] { return .cached(key) }
+            let failedRecently = state.lastFailure.map { now - $0 < policy.failureBackoff } ?? false
+            if let key = state.keys[kid] { return fresh || fetching || failedRecently ? .cached(key) : .stale(key) }
             if fresh, let last = state.lastSuccess, now - last < policy.unknownKidRefetchInterval { return .cached(nil) }
-            if !state.keys.isEmpty, !fetching, let failed = state.lastFailure, now - failed < policy.failureBackoff {
-                return .cached(state.keys[kid])
-            }
+            if !state.keys.isEmpty, !fetching, failedRecently { return .cached(nil) }
             return .fetch
         }
-        if case .cached(let key) = plan {
+        switch plan {
+        case .cached(let key):
             hits.increment()
             return key
+        case .stale(let key):
+            hits.increment()
+            Task { _ = await self.fetchShared(context: CallContext(requestID: context.requestID)) }
+            return key
+        case .fetch:
+            break
         }
         misses.increment()
         let outcome = await fetchShared(context: context)

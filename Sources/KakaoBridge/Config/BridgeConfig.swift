@@ -7,6 +7,10 @@ public struct BridgeConfig: Sendable, Equatable {
         /// Peers whose `X-Forwarded-For` is believed; everyone else is identified by the socket address.
         public var trustedProxies: [CIDR] = []
         public var shutdownGraceSeconds = 10
+        /// How long a client may take to send one whole request (head and body); a slow sender is cut off.
+        public var requestTimeoutSeconds = 30
+        /// Open connections this instance accepts; past it a new connection gets a fast 503 problem and is closed.
+        public var maxConnections = 4096
         public init() {}
     }
 
@@ -56,12 +60,18 @@ public struct BridgeConfig: Sendable, Equatable {
     public struct Upstream: Sendable, Equatable {
         public var timeoutMS = 5000
         public var maxInFlight = 256
+        /// Plain-HTTP upstream URLs off loopback are refused unless this is set: a plain-HTTP certificate URL would let
+        /// anyone on the path forge ID tokens.
+        public var allowInsecure = false
         public init() {}
     }
 
     public struct RateLimit: Sendable, Equatable {
         /// 0 turns rate limiting off.
         public var perClientPerMinute = 600
+        /// All calls of the routes authenticated by the hook secret, per instance; 0 turns it off. Those routes are
+        /// not subject to the per-client limit: the backend calls them from a few addresses for all users.
+        public var hookPerMinute = 0
         public init() {}
     }
 

@@ -35,6 +35,8 @@ struct ConfigKey {
             ConfigKey("server.port", .int(\.server.port)),
             ConfigKey("server.trusted_proxies", .cidrList(\.server.trustedProxies)),
             ConfigKey("server.shutdown_grace_seconds", .int(\.server.shutdownGraceSeconds)),
+            ConfigKey("server.request_timeout_seconds", .int(\.server.requestTimeoutSeconds)),
+            ConfigKey("server.max_connections", .int(\.server.maxConnections)),
             ConfigKey("kakao.app_id", .int64(\.kakao.appID)),
             ConfigKey("kakao.api_base_url", .string(\.kakao.apiBaseURL)),
             ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),
@@ -52,7 +54,9 @@ struct ConfigKey {
             ConfigKey("legacy.enabled", .bool(\.legacy.enabled)),
             ConfigKey("upstream.timeout_ms", .int(\.upstream.timeoutMS)),
             ConfigKey("upstream.max_in_flight", .int(\.upstream.maxInFlight)),
+            ConfigKey("upstream.allow_insecure", .bool(\.upstream.allowInsecure)),
             ConfigKey("rate_limit.per_client_per_minute", .int(\.rateLimit.perClientPerMinute)),
+            ConfigKey("rate_limit.hook_per_minute", .int(\.rateLimit.hookPerMinute)),
             ConfigKey("log.level", .string(\.log.level)),
             ConfigKey("log.format", .string(\.log.format)),
         ]

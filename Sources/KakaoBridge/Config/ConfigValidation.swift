@@ -8,8 +8,11 @@ struct ConfigIssue: Equatable {
 enum ConfigValidation {
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let logFormats = ["json", "text"]
-    /// Firebase uids are at most 128 characters and a Kakao id has up to 20 digits.
+    /// Firebase uids are at most 128 characters (UTF-16 code units, as Google counts them) and a Kakao id has up to 20
+    /// digits.
     static let maxUIDPrefixLength = 128 - 20
+    /// A token Kakao revoked (the user logged out) must not keep working for long.
+    static let maxKakaoCacheSeconds = 300
 
     static func issues(in config: BridgeConfig) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
@@ -25,7 +28,12 @@ enum ConfigValidation {
         func url(_ value: String, _ path: String, optional: Bool = false) {
             if optional && value.isEmpty { return }
             // The value itself is not echoed: URLs may carry credentials in their userinfo or query.
-            check(isHTTPURL(value), path, "must be an http:// or https:// URL with a host")
+            guard isHTTPURL(value) else {
+                issues.append(ConfigIssue(path: path, message: "must be an http:// or https:// URL with a host"))
+                return
+            }
+            check(config.upstream.allowInsecure || isSecureOrLoopback(value), path,
+                  "must be https:// (plain http:// only for a loopback host such as 127.0.0.1 or localhost, or with upstream.allow_insecure: true): on a plain-HTTP path anyone in between can read tokens or forge answers")
         }
 
         let server = config.server
@@ -33,6 +41,8 @@ enum ConfigValidation {
               "must not be empty (the address to listen on, e.g. 127.0.0.1 or 0.0.0.0)")
         range(server.port, 0...65535, "server.port", " (0 picks a free port)")
         range(server.shutdownGraceSeconds, 0...600, "server.shutdown_grace_seconds")
+        range(server.requestTimeoutSeconds, 1...600, "server.request_timeout_seconds")
+        range(server.maxConnections, 1...1_000_000, "server.max_connections")
 
         let kakao = config.kakao
         if kakao.appID == 0 {
@@ -44,10 +54,11 @@ enum ConfigValidation {
         if kakao.uidPrefix.isEmpty {
             issues.append(ConfigIssue(path: "kakao.uid_prefix", message: "must not be empty (uids are <prefix><kakao id>, e.g. kakao:1234)"))
         } else {
-            check(kakao.uidPrefix.count <= maxUIDPrefixLength, "kakao.uid_prefix",
-                  "must be at most \(maxUIDPrefixLength) characters so that prefix plus a 20-digit Kakao id fits a 128-character Firebase uid, got \(kakao.uidPrefix.count)")
+            check(kakao.uidPrefix.utf16.count <= maxUIDPrefixLength, "kakao.uid_prefix",
+                  "must be at most \(maxUIDPrefixLength) UTF-16 code units so that prefix plus a 20-digit Kakao id fits a 128-unit Firebase uid, got \(kakao.uidPrefix.utf16.count)")
         }
-        atLeast(kakao.cacheSeconds, 0, "kakao.cache_seconds", " (0 turns the cache off)")
+        range(kakao.cacheSeconds, 0...maxKakaoCacheSeconds, "kakao.cache_seconds",
+              " (0 turns the cache off; a token Kakao revoked must not keep working for longer)")
 
         let firebase = config.firebase
         check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
@@ -67,6 +78,7 @@ enum ConfigValidation {
         range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
         atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")
         atLeast(config.rateLimit.perClientPerMinute, 0, "rate_limit.per_client_per_minute", " (0 turns rate limiting off)")
+        atLeast(config.rateLimit.hookPerMinute, 0, "rate_limit.hook_per_minute", " (0 turns it off)")
 
         check(logLevels.contains(config.log.level), "log.level",
               "must be one of \(logLevels.joined(separator: ", ")), got \"\(config.log.level)\"")
@@ -101,6 +113,30 @@ enum ConfigValidation {
             guard validPort(authority[colon...]) else { return false }
         }
         return !host.isEmpty
+    }
+
+    /// `https://`, or `http://` to a loopback host (127.0.0.0/8, ::1, localhost): the stand-ins and local sidecars.
+    static func isSecureOrLoopback(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("https://") { return true }
+        guard lowered.hasPrefix("http://") else { return false }
+        var authority = lowered.dropFirst(7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        let host: Substring
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            host = authority[authority.index(after: authority.startIndex)..<close]
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        return isLoopbackHost(String(host))
+    }
+
+    /// `localhost`, `::1` or an address in 127.0.0.0/8.
+    static func isLoopbackHost(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets[0] == "127" else { return false }
+        return octets.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) && Int(part)! <= 255 }
     }
 
     /// `:` followed by 1–5 digits.

@@ -26,7 +26,7 @@ struct IDTokenClaimRules: Sendable {
         guard payload["iss"]?.stringValue == issuer else {
             throw Self.invalid("The ID token's iss must be \(issuer).")
         }
-        guard let subject = payload["sub"]?.stringValue, !subject.isEmpty, subject.count <= 128 else {
+        guard let subject = payload["sub"]?.stringValue, !subject.isEmpty, subject.utf16.count <= 128 else {
             throw Self.invalid("The ID token's sub must be a non-empty string of at most 128 characters.")
         }
         let now = clock.now()

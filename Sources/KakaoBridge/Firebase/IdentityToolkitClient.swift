@@ -63,12 +63,15 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
         }
     }
 
-    /// Google's message is `CODE : explanation` or a sentence; the code is what operators search for.
+    /// Google's message is `CODE`, `CODE : explanation`, or a sentence ("API key not valid. Please pass a valid API
+    /// key."). The code is what operators search for; a sentence is passed on whole (bounded), never cut to its first word.
     static func messageCode(_ message: String?) -> String {
         guard let message, !message.isEmpty else { return "no error message" }
-        let code = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
-        let isCode = code.allSatisfy { $0.isUppercase || $0 == "_" || $0.isNumber }
-        return isCode ? code : String(message.prefix(200))
+        let first = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
+        let isCode = first.count >= 2 && first.allSatisfy { ($0.isASCII && $0.isUppercase) || $0 == "_" || $0.isNumber }
+        let rest = message.dropFirst(first.count).drop { $0 == " " }
+        // `CODE` alone or `CODE : text`: the code. Anything else is a sentence.
+        return isCode && (rest.isEmpty || rest.hasPrefix(":")) ? first : String(message.prefix(200))
     }
 
     // MARK: Failure table (docs/errors.md#from-identity-toolkit)

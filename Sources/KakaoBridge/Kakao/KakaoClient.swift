@@ -38,7 +38,8 @@ struct KakaoClient: KakaoVerifying {
     // MARK: Requests
 
     static let tokenInfoPath = "/v1/user/access_token_info"
-    static let userMePath = "/v2/user/me"
+    /// `secure_resource=true`: profile image URLs come as https:// (iOS refuses to load plain-HTTP images).
+    static let userMePath = "/v2/user/me?secure_resource=true"
 
     private func request(_ path: String, _ token: String) -> HTTPRequest {
         HTTPRequest(method: .get, url: baseURL + path, headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")])

@@ -44,15 +44,16 @@ struct KakaoErrorReply {
 
 extension KakaoTokenInfo: JSONDecodable {
     init(json: JSONValue) throws(JSONMismatch) {
-        id = try json.required("id", \.int64Value)
+        // Ids must be exact JSON integers: `1234567890.0` or `1.2e9` is a broken answer, not a user.
+        id = try json.required("id", \.intValue)
         expires_in = try json.optional("expires_in", \.int64Value)
-        app_id = try json.required("app_id", \.int64Value)
+        app_id = try json.required("app_id", \.intValue)
     }
 }
 
 extension KakaoMe: JSONDecodable {
     init(json: JSONValue) throws(JSONMismatch) {
-        id = try json.required("id", \.int64Value)
+        id = try json.required("id", \.intValue)
         kakao_account = try json.member("kakao_account").map { account throws(JSONMismatch) in try Account(json: account) }
     }
 }

@@ -36,7 +36,8 @@ struct ProblemMiddleware: RouterMiddleware {
 
     static func response(for problem: Problem, requestID: String) -> Response {
         let data = ProblemBody(problem, requestID: requestID).jsonBytes
-        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        // Not cacheable either: a proxy must not serve one client's refusal (with its request id) to another.
+        var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         if let seconds = problem.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
         headers[.xRequestID] = requestID

@@ -7,6 +7,7 @@ import OpenSSLCrypto
 /// really is: the Firebase ID token and the Kakao token are both verified and must name the same user.
 struct LoginCompleteController {
     let holder: StateHolder
+    let hookLimit: HookRateLimit
 
     static let route = "/v1/login-complete"
 
@@ -26,6 +27,7 @@ struct LoginCompleteController {
         guard let idTokens = state.idTokens else { throw Problem.notFound() }
         // The secret is checked before the body is read: strangers get nothing but a 401.
         try Self.authorize(request, secret: state.hookSecret)
+        try hookLimit.take(perMinute: state.config.rateLimit.hookPerMinute)
         let (kakaoToken, idToken) = try await Self.readBody(request)
 
         let verified = try await idTokens.verify(idToken, context: context.callContext)

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange): a Kakao token in, a custom token (and, when configured, a Firebase session and the
@@ -5,8 +6,18 @@ import Hummingbird
 struct TokenExchangeController {
     let holder: StateHolder
 
-    /// Query parameters that would put a token into access logs.
+    /// Query parameters that would put a token into access logs, compared percent-decoded and case-folded:
+    /// `?Access_Token=` and `?access%5Ftoken=` are the same parameter to many frameworks, so they are refused too.
     static let tokenQueryNames: Set<String> = ["access_token", "token", "kakao_token"]
+
+    static func queryCarriesToken(_ query: String?) -> Bool {
+        guard let query, !query.isEmpty else { return false }
+        return query.split(separator: "&").contains { pair in
+            let rawName = pair.prefix { $0 != "=" }.replacingOccurrences(of: "+", with: " ")
+            let name = (rawName.removingPercentEncoding ?? rawName).lowercased()
+            return tokenQueryNames.contains(name.trimmingSpaces())
+        }
+    }
 
     func register(on router: Router<BridgeRequestContext>) {
         router.get("/v1/token-exchange", use: exchange)
@@ -14,7 +25,7 @@ struct TokenExchangeController {
     }
 
     @Sendable func exchange(_ request: Request, context: BridgeRequestContext) async throws -> Response {
-        if request.uri.queryParameters.contains(where: { Self.tokenQueryNames.contains(String($0.key)) }) {
+        if Self.queryCarriesToken(request.uri.query) {
             throw Problem.invalidRequest("Tokens are not accepted in the query string (URLs end up in logs); use `Authorization: Bearer`.")
         }
         let state = try holder.require()

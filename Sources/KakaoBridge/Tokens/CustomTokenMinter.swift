@@ -38,7 +38,7 @@ public struct CustomTokenMinter: Sendable {
 
     /// - Throws: `CustomTokenError` when the uid breaks docs/custom-token.md#the-uid or signing fails.
     public func mint(uid: String, kakaoID: Int64) throws(CustomTokenError) -> String {
-        guard (1...128).contains(uid.count) else { throw CustomTokenError("uid must be 1 to 128 characters") }
+        guard (1...128).contains(uid.utf16.count) else { throw CustomTokenError("uid must be 1 to 128 UTF-16 code units") }
         let now = clock.now()
         let signingInput = encodedHeader + "." + Base64URL.encode(payloadJSON(uid: uid, kakaoID: kakaoID, now: now))
         do {

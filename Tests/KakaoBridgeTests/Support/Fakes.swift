@@ -13,6 +13,8 @@ final class FakeKakao: KakaoVerifying {
     private struct State {
         var tokens: [String: Result<VerifiedKakaoToken, Problem>] = [:]
         var failure: Problem?
+        var failuresLeft: Int?
+        var delay: Duration?
         var calls = 0
         var next = 0
     }
@@ -20,11 +22,21 @@ final class FakeKakao: KakaoVerifying {
     private let state = Mutex(State())
 
     func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
-        let outcome = state.withLock { state -> Result<VerifiedKakaoToken, Problem> in
+        let (outcome, delay) = state.withLock { state -> (Result<VerifiedKakaoToken, Problem>, Duration?) in
             state.calls += 1
-            if let failure = state.failure { return .failure(failure) }
-            return state.tokens[accessToken] ?? .failure(.invalidKakaoToken("Kakao does not accept the token (code -401)."))
+            if let failure = state.failure {
+                if let left = state.failuresLeft {
+                    state.failuresLeft = left - 1
+                    if left <= 1 { (state.failure, state.failuresLeft) = (nil, nil) }
+                }
+                return (.failure(failure), state.delay)
+            }
+            return (
+                state.tokens[accessToken] ?? .failure(.invalidKakaoToken("Kakao does not accept the token (code -401).")), state.delay
+            )
         }
+        // A slow Kakao: the call is counted when it starts, as the stand-in counts a request when it arrives.
+        if let delay { try? await Task.sleep(for: delay) }
         return try outcome.get()
     }
 
@@ -46,8 +58,13 @@ final class FakeKakao: KakaoVerifying {
         state.withLock { $0.tokens[token] = .failure(.invalidKakaoToken("The Kakao token has expired.")) }
     }
 
-    /// Every call fails with `problem` (an outage, a quota) until set back to `nil`.
-    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    /// Every call fails with `problem` (an outage, a quota) until set back to `nil`, or only the next `times` calls.
+    func fail(with problem: Problem?, times: Int? = nil) {
+        state.withLock { ($0.failure, $0.failuresLeft) = (problem, problem == nil ? nil : times) }
+    }
+
+    /// Every call takes `delay` before it answers (`nil`: at once).
+    func delay(_ delay: Duration?) { state.withLock { $0.delay = delay } }
 
     var calls: Int { state.withLock { $0.calls } }
 }
@@ -82,28 +99,50 @@ final class FakeIdentityToolkit: IdentityToolkitExchanging {
     var calls: Int { count.withLock { $0 } }
 }
 
-/// The backend: records what it was sent and answers with a settable status and body.
+/// The backend: records what it was sent and answers with a settable status and body. Like the backend stand-in, it can
+/// ask the bridge's hook who the user is before it answers (`callHook`); then a hook refusal becomes its answer's status.
 final class FakeBackend: BackendCompleting {
+    /// Posts the login body to the hook and returns the hook's status.
+    typealias HookCaller = @Sendable (_ body: String) async throws -> Int
+
     private struct State {
         var answer = LoginResult(status: 200, body: ["meta": ["code": 200]])
         var failure: Problem?
         var received: [(kakaoToken: String, idToken: String)] = []
+        var hook: HookCaller?
+        var lastHookStatus: Int?
     }
 
     private let state = Mutex(State())
 
     func completeLogin(kakaoToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult {
-        let outcome = state.withLock { state -> Result<LoginResult, Problem> in
+        let (outcome, hook) = state.withLock { state -> (Result<LoginResult, Problem>, HookCaller?) in
             state.received.append((kakaoToken, idToken))
-            if let failure = state.failure { return .failure(failure) }
-            return .success(state.answer)
+            state.lastHookStatus = nil
+            if let failure = state.failure { return (.failure(failure), nil) }
+            return (.success(state.answer), state.hook)
+        }
+        if let hook {
+            var writer = JSONWriter()
+            writer.openObject()
+            writer.key("kakao_token")
+            writer.string(kakaoToken)
+            writer.key("token")
+            writer.string(idToken)
+            writer.closeObject()
+            let status = (try? await hook(String(decoding: writer.bytes, as: UTF8.self))) ?? 502
+            state.withLock { $0.lastHookStatus = status }
+            if status != 200 { return LoginResult(status: status, body: ["meta": ["code": .int(Int64(status))]]) }
         }
         return try outcome.get()
     }
 
     func answer(_ result: LoginResult) { state.withLock { $0.answer = result } }
     func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    func callHook(_ hook: HookCaller?) { state.withLock { $0.hook = hook } }
     var received: [(kakaoToken: String, idToken: String)] { state.withLock { $0.received } }
+    /// The hook's status on the last login, nil when there was no hook call.
+    var lastHookStatus: Int? { state.withLock { $0.lastHookStatus } }
 }
 
 /// Google's certificate endpoint: the published keys of a `SecureTokenKeys`, or a failure.

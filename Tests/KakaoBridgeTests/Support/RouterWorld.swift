@@ -22,6 +22,9 @@ final class RouterWorld: Sendable {
         FileManager.default.createFile(atPath: path, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600])
         return (path, account)
     }()
+    /// One set of certificate keys per test process too (a 2048-bit key and a certificate each world would cost more than
+    /// the test). Nothing here rotates them; a test that must rotate keys builds its own `SecureTokenKeys`.
+    static let sharedKeys: SecureTokenKeys = try! SecureTokenKeys()
 
     let kakao: FakeKakao
     let keys: SecureTokenKeys
@@ -54,7 +57,7 @@ final class RouterWorld: Sendable {
         _ options: Options = Options(), certificatesMaxAge: Int64? = 3600, _ body: @escaping @Sendable (RouterWorld) async throws -> T
     ) async throws -> T {
         BridgeMetrics.bootstrap()
-        let keys = try SecureTokenKeys()
+        let keys = sharedKeys
         var config = BridgeConfig()
         config.kakao.appID = appID
         config.firebase.serviceAccountFile = account.file
@@ -80,6 +83,13 @@ final class RouterWorld: Sendable {
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
                 config: configured, logs: logs, client: client
             )
+            // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
+            if options.backend {
+                backend.callHook { body in
+                    try await world.post("/v1/login-complete", headers: [("Authorization", "Bearer " + hookSecret)], body: body).status
+                }
+            }
+            defer { backend.callHook(nil) }
             return try await body(world)
         }
     }

@@ -66,7 +66,10 @@ final class TestWorld: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let accountFile = directory.appendingPathComponent("service-account.json")
-        try Data(account.json().utf8).write(to: accountFile)
+        // The service refuses a key file other users can read (mode 600, as an operator would set it).
+        guard FileManager.default.createFile(
+            atPath: accountFile.path, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600]
+        ) else { throw HarnessError("could not write \(accountFile.path)") }
 
         let set = try await StandInSet.start(appID: appID, webAPIKey: apiKey, account: account, tenantID: options.tenantID)
         let (kakao, keys, certificates, identityToolkit, backend) = (set.kakao, set.keys, set.certificates, set.identityToolkit, set.backend)
@@ -107,15 +110,18 @@ final class TestWorld: Sendable {
     }
 
     /// Runs `body` with a started world and always stops it.
+    /// Runs `body` with a started world and always stops it; one world at a time (`EndToEndLock`).
     static func with<T>(_ options: Options = Options(), _ body: (TestWorld) async throws -> T) async throws -> T {
-        let world = try await start(options)
-        do {
-            let result = try await body(world)
-            await world.stop()
-            return result
-        } catch {
-            await world.stop()
-            throw error
+        try await EndToEndLock.run {
+            let world = try await start(options)
+            do {
+                let result = try await body(world)
+                await world.stop()
+                return result
+            } catch {
+                await world.stop()
+                throw error
+            }
         }
     }
 

@@ -1,0 +1,143 @@
+import BridgeJSON
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// The public listener's byte-level guards, in front of the HTTP codec:
+/// - `server.max_connections`: past the cap a new connection gets a fast 503 problem and is closed, instead of queueing
+///   behind the others until the client gives up;
+/// - `server.request_timeout_seconds`: from a request's first byte to its last the client has this long. The idle
+///   timeout restarts on every byte, so without this a client sending one byte a minute holds a connection for ever.
+struct GuardedHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let inner: HTTP1Channel
+    let connections: ConnectionCount
+    let requestTimeout: TimeAmount
+
+    init(responder: @escaping HTTPChannelHandler.Responder, config: BridgeConfig.Server, connections: ConnectionCount) {
+        self.connections = connections
+        self.requestTimeout = .seconds(Int64(config.requestTimeoutSeconds))
+        var http1 = ServerLimits.http1()
+        let extra = http1.additionalChannelHandlers
+        http1.additionalChannelHandlers = { extra() + [RequestEndSignal()] }
+        self.inner = HTTP1Channel(responder: responder, configuration: http1)
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let guardHandler = ConnectionGuard(connections: connections, requestTimeout: requestTimeout)
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(guardHandler, position: .first)
+        }.flatMap { inner.setup(channel: channel, logger: logger) }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+/// Open connections of one listener.
+final class ConnectionCount: Sendable {
+    let limit: Int
+    private let open = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// `false` when the connection is one too many (it is counted either way, and uncounted by `leave`).
+    func enter() -> Bool { open.add(1, ordering: .relaxed).newValue <= limit }
+    func leave() { open.subtract(1, ordering: .relaxed) }
+    var current: Int { open.load(ordering: .relaxed) }
+}
+
+/// Sent toward the head of the pipeline once a whole request (head and body) has been read.
+struct RequestReadCompletely: Sendable {}
+
+/// Behind the HTTP codec: tells `ConnectionGuard` that the request it timed has arrived whole.
+final class RequestEndSignal: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) { context.triggerUserOutboundEvent(RequestReadCompletely(), promise: nil) }
+        context.fireChannelRead(data)
+    }
+}
+
+/// First in the pipeline: counts the connection, and times each request from its first byte.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = NIOAny
+    typealias OutboundOut = NIOAny
+
+    private let connections: ConnectionCount
+    private let requestTimeout: TimeAmount
+    private var counted = false
+    private var refused = false
+    private var deadline: Scheduled<Void>?
+
+    init(connections: ConnectionCount, requestTimeout: TimeAmount) {
+        self.connections = connections
+        self.requestTimeout = requestTimeout
+    }
+
+    /// The rest of the pipeline sees a refused connection open and close with no request in between, so that nothing
+    /// above waits for it.
+    func channelActive(context: ChannelHandlerContext) {
+        counted = true
+        context.fireChannelActive()
+        guard connections.enter() else {
+            refused = true
+            let problem = Problem.notReady("This instance has server.max_connections connections open; retry shortly.")
+            Self.answer(context, status: "503 Service Unavailable", problem)
+            return
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if counted { connections.leave() }
+        counted = false
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        if deadline == nil {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let timeout = requestTimeout
+            deadline = context.eventLoop.scheduleTask(in: timeout) {
+                let problem = Problem.invalidRequest("The request did not arrive whole within server.request_timeout_seconds.")
+                Self.answer(loopBound.value, status: "400 Bad Request", problem)
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is RequestReadCompletely else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        deadline?.cancel()
+        deadline = nil
+        promise?.succeed()
+    }
+
+    /// A whole HTTP/1.1 answer written below the codec, then the connection is closed.
+    private static func answer(_ context: ChannelHandlerContext, status: String, _ problem: Problem) {
+        let requestID = RequestIDMiddleware.generate()
+        let body = ProblemBody(problem, requestID: requestID).jsonBytes
+        var head = "HTTP/1.1 \(status)\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\n"
+        head += "X-Request-ID: \(requestID)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
+        buffer.writeString(head)
+        buffer.writeBytes(body)
+        context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in context.close(promise: nil) }
+    }
+}

@@ -1,0 +1,105 @@
+import BridgeJSON
+import Foundation
+@testable import KakaoBridge
+import OpenSSLCrypto
+import StandIns
+import Synchronization
+import Testing
+
+/// Second hardening round, the caches: stale-while-revalidate certificates with a limit, verifications that survive
+/// their first caller, and a reload that gives up at once on shutdown.
+@Suite struct HardeningCacheTests {
+    /// A key source whose fetches can be held back or made to fail.
+    final class SlowKeys: PublicKeySetFetching {
+        let keys: SecureTokenKeys
+        let gate = Mutex<Duration>(.zero)
+        let failing = Atomic<Bool>(false)
+        let fetches = Atomic<Int>(0)
+
+        init() throws { keys = try SecureTokenKeys() }
+
+        func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
+            fetches.add(1, ordering: .relaxed)
+            let pause = gate.withLock { $0 }
+            if pause > .zero { try? await Task.sleep(for: pause) }
+            if failing.load(ordering: .relaxed) { throw Problem.firebaseUnavailable("down") }
+            var map: [String: RSAPublicKey] = [:]
+            for key in keys.publishedKeys { map[key.kid] = key.privateKey.publicKey }
+            return PublicKeySet(keys: map, maxAge: 100)
+        }
+    }
+
+    @Test func aKnownKidNeverWaitsForARefetch() async throws {
+        let source = try SlowKeys()
+        let clock = ManualUnixClock()
+        let cache = PublicKeyCache.googleCertificates(source, clock: clock.clock)
+        let context = CallContext(requestID: "t")
+        let kid = source.keys.currentKID
+        #expect(try await cache.key(for: kid, context: context) != nil)
+        clock.advance(101)
+        source.gate.withLock { $0 = .seconds(3) }
+        let started = ContinuousClock.now
+        #expect(try await cache.key(for: kid, context: context) != nil)
+        #expect(ContinuousClock.now - started < .milliseconds(500), "a request waited for the refetch")
+        // The refetch runs in the background.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(source.fetches.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func staleKeysServeWhileRefetchesFailButNotBeyondADay() async throws {
+        let source = try SlowKeys()
+        let clock = ManualUnixClock()
+        let cache = PublicKeyCache.googleCertificates(source, clock: clock.clock)
+        let context = CallContext(requestID: "t")
+        let kid = source.keys.currentKID
+        #expect(try await cache.key(for: kid, context: context) != nil)
+        source.failing.store(true, ordering: .relaxed)
+        clock.advance(100 + 3600)
+        #expect(try await cache.key(for: kid, context: context) != nil)
+        clock.advance(86_400)
+        do {
+            _ = try await cache.key(for: kid, context: context)
+            Issue.record("keys a day past their max-age still served")
+        } catch {
+            #expect(error.codeName == "firebase_unavailable")
+        }
+    }
+
+    /// A Kakao verifier that takes a while and gives up when its task is cancelled, as the real client does.
+    final class SlowKakao: KakaoVerifying {
+        let calls = Atomic<Int>(0)
+
+        func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
+            calls.add(1, ordering: .relaxed)
+            do {
+                try await Task.sleep(for: .milliseconds(300))
+            } catch {
+                throw Problem.upstreamTimeout("Kakao")
+            }
+            return VerifiedKakaoToken(user: KakaoUser(id: 7), expiresIn: 3600)
+        }
+    }
+
+    @Test func aSharedVerificationSurvivesItsFirstCallerGoingAway() async throws {
+        let kakao = SlowKakao()
+        let cache = KakaoVerificationCache(wrapping: kakao, ttlSeconds: 60)
+        let context = CallContext(requestID: "t")
+        let first = Task { try await cache.verify(accessToken: "tok", context: context) }
+        try await Task.sleep(for: .milliseconds(50))
+        let second = Task { try await cache.verify(accessToken: "tok", context: context) }
+        try await Task.sleep(for: .milliseconds(50))
+        first.cancel()
+        let user = try await second.value
+        #expect(user.id == 7)
+        #expect(kakao.calls.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aReloadWaitingForKeysGivesUpAtOnceWhenCancelled() async throws {
+        let waiting = Task { await unlessCancelled { try? await Task.sleep(for: .seconds(5)); return true } }
+        try await Task.sleep(for: .milliseconds(50))
+        let started = ContinuousClock.now
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        #expect(ContinuousClock.now - started < .milliseconds(500))
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// Second hardening round, the shipped deploy files: what nginx may retry and limit, and whom Kubernetes trusts.
+@Suite struct HardeningDeployTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The body of `location <match> { … }` in the nginx site (one level of braces is enough for it).
+    static func location(_ match: String, in site: String) -> String? {
+        guard let start = site.range(of: "location \(match) {") else { return nil }
+        var depth = 0
+        var body = ""
+        for character in site[start.upperBound...] {
+            if character == "{" { depth += 1 }
+            if character == "}" {
+                if depth == 0 { return body }
+                depth -= 1
+            }
+            body.append(character)
+        }
+        return nil
+    }
+
+    @Test func nginxNeverRetriesWhatMayNotRunTwiceAndLimitsOnlyTheAppsRoutes() throws {
+        let site = try String(contentsOf: Self.root.appendingPathComponent("deploy/nginx/kakao-bridge.conf"), encoding: .utf8)
+        let exchange = try #require(Self.location("= /v1/token-exchange", in: site))
+        let hook = try #require(Self.location("= /v1/login-complete", in: site))
+        let legacy = try #require(Self.location("~* ^/v1/kakao/", in: site))
+        let rest = try #require(Self.location("/", in: site))
+        #expect(exchange.contains("proxy_next_upstream off;"))
+        #expect(hook.contains("proxy_next_upstream off;"))
+        #expect(!site.contains("non_idempotent"))
+        for app in [exchange, legacy, rest] { #expect(app.contains("limit_req zone=kakao_bridge_clients")) }
+        #expect(!hook.contains("limit_req"))
+        #expect(site.contains("limit_req_zone $binary_remote_addr zone=kakao_bridge_clients"))
+        #expect(site.contains("limit_req_status 429;"))
+    }
+
+    @Test func kubernetesTrustsOnlyTheIngressControllersRange() throws {
+        let config = try String(contentsOf: Self.root.appendingPathComponent("deploy/kubernetes/configmap.yaml"), encoding: .utf8)
+        #expect(!config.contains("- 10.0.0.0/8"), "the whole private range may vouch for any client address")
+        #expect(config.contains("kubectl get pods -n ingress-nginx"))
+    }
+}

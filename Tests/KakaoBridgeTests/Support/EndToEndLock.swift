@@ -1,0 +1,37 @@
+/// End-to-end tests run one world at a time. Each starts four stand-ins and a bridge (or a whole process) on loopback
+/// and holds deadlines of a second or two; on a 2-core machine several at once would turn those deadlines into flakes.
+/// Router-level tests, which wait for nothing, keep running beside them in parallel.
+actor EndToEndLock {
+    static let shared = EndToEndLock()
+
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    static func run<T>(_ body: () async throws -> T) async throws -> T {
+        await shared.acquire()
+        do {
+            let result = try await body()
+            await shared.release()
+            return result
+        } catch {
+            await shared.release()
+            throw error
+        }
+    }
+
+    private func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}
