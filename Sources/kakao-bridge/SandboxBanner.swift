@@ -36,6 +36,11 @@ enum SandboxBanner {
             "Try it:",
             "  # steps 2-6: Kakao verifies, the bridge mints, Identity Toolkit signs in, the backend completes the login",
             "  curl -s -H 'Authorization: Bearer \(tokens.valid)' \(exchange)",
+            "  # the Firebase user record that login created (Kakao nickname, picture, verified email), read from the Admin API",
+            "  # stand-in through its Auth Emulator path, which takes `Bearer owner` as the emulator does",
+            "  curl -s -X POST -H 'Authorization: Bearer owner' -H 'Content-Type: application/json' "
+                + "-d '{\"localId\":[\"\(config.kakao.uidPrefix)\(user.id)\"]}' "
+                + "\(standIns.identityToolkitBaseURL)/identitytoolkit.googleapis.com/v1/projects/\(standIns.account.projectID)/accounts:lookup",
             "  # the legacy route apps in the field call (steps 2-3)",
             "  curl -s \(bridge)/v1/kakao/\(tokens.valid)",
             "  # refused: another app's token, an expired token",
