@@ -5,8 +5,11 @@ import Logging
 import OpenSSLCrypto
 import Synchronization
 
-/// Google Identity Toolkit's `accounts:signInWithCustomToken`: verifies the custom token as Google does
-/// and answers with an ID token signed by the securetoken keys.
+/// Google Identity Toolkit's `accounts:signInWithCustomToken`: verifies the custom token as Google does and answers with
+/// an ID token signed by the securetoken keys. The user comes from the store the Admin API stand-in shares: a missing
+/// one is created (`isNewUser`), a disabled one refused with `USER_DISABLED`, and its custom attributes go into the ID
+/// token as custom claims. Under the Auth Emulator's path prefix the ID token is unsigned (`alg` `none`), as the
+/// emulator issues it. The Admin API stand-in is served by the same server, as both share a host at Google.
 public final class IdentityToolkitStandIn: Sendable {
     public static let path = "/v1/accounts:signInWithCustomToken"
     static let bodyFields: Set<String> = ["token", "returnSecureToken", "tenantId"]
@@ -17,6 +20,10 @@ public final class IdentityToolkitStandIn: Sendable {
     public let keys: SecureTokenKeys
     private let rules: CustomTokenRules
     private let now: @Sendable () -> Int64
+    /// The project's users, shared with the Admin API stand-in.
+    public let users: FirebaseUserStore
+    /// Mounted on this stand-in's server when given.
+    public let admin: AdminAPIStandIn?
 
     private struct State {
         var fault = FaultSlot<StandInFault>()
@@ -24,7 +31,6 @@ public final class IdentityToolkitStandIn: Sendable {
         var acceptedTokens = 0
         var lastRejection: String?
         var lastAcceptedPayload: JSONValue?
-        var knownUIDs: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -38,8 +44,12 @@ public final class IdentityToolkitStandIn: Sendable {
         serviceAccountKeyID: String? = nil,
         keys: SecureTokenKeys,
         tenantID: String? = nil,
+        users: FirebaseUserStore? = nil,
+        admin: AdminAPIStandIn? = nil,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
+        self.users = admin?.users ?? users ?? FirebaseUserStore(now: now)
+        self.admin = admin
         self.apiKey = apiKey
         self.projectID = projectID
         self.tenantID = tenantID
@@ -76,12 +86,16 @@ public final class IdentityToolkitStandIn: Sendable {
     public func start(logger: Logger? = nil) async throws -> StandInServer {
         let router = Router()
         router.post(RouterPath(Self.path)) { request, _ in
-            try await self.answer(request)
+            try await self.answer(request, emulated: false)
         }
+        router.post(RouterPath(AdminAPIStandIn.emulatorPrefix + Self.path)) { request, _ in
+            try await self.answer(request, emulated: true)
+        }
+        admin?.register(on: router)
         return try await StandInServer.start(name: "identitytoolkit", router: router, logger: logger)
     }
 
-    private func answer(_ request: Request) async throws -> Response {
+    private func answer(_ request: Request, emulated: Bool) async throws -> Response {
         let fault = state.withLock { state in
             state.exchangeCalls += 1
             return state.fault.take()
@@ -91,7 +105,8 @@ public final class IdentityToolkitStandIn: Sendable {
         }
 
         let keys = request.uri.queryParameters.getAll("key")
-        guard keys.count == 1, keys[0] == apiKey else {
+        // The emulator takes any API key; Google only the project's.
+        guard keys.count == 1, keys[0] == apiKey || emulated else {
             return reject(400, "API key not valid. Please pass a valid API key.", reason: "badRequest")
         }
         guard request.mediaType == "application/json" else {
@@ -124,15 +139,16 @@ public final class IdentityToolkitStandIn: Sendable {
         case .failure(let rejection):
             return reject(400, rejection.message)
         case .success(let accepted):
-            return try signIn(accepted, now: now, returnSecureToken: returnSecureToken)
+            return try signIn(accepted, now: now, returnSecureToken: returnSecureToken, emulated: emulated)
         }
     }
 
-    private func signIn(_ accepted: CustomTokenRules.Accepted, now: Int64, returnSecureToken: Bool) throws -> Response {
-        let isNewUser = state.withLock { state in
+    private func signIn(_ accepted: CustomTokenRules.Accepted, now: Int64, returnSecureToken: Bool, emulated: Bool) throws -> Response {
+        let (user, isNewUser) = users.signIn(accepted.uid)
+        if user.disabled { return reject(400, "USER_DISABLED") }
+        state.withLock { state in
             state.acceptedTokens += 1
             state.lastAcceptedPayload = .object(accepted.payload)
-            return state.knownUIDs.insert(accepted.uid).inserted
         }
         var answer: [String: JSONValue] = [
             "kind": .string("identitytoolkit#VerifyCustomTokenResponse"),
@@ -141,10 +157,17 @@ public final class IdentityToolkitStandIn: Sendable {
         // Google only hands out tokens when asked to; a bridge that forgets `returnSecureToken` gets none.
         if returnSecureToken {
             var payload = SecureTokenKeys.idTokenPayload(projectID: projectID, uid: accepted.uid, now: now, tenantID: tenantID)
+            // Custom attributes set through the Admin API first, then the token's own claims, as Google merges them.
+            if let attributes = user.customAttributes.flatMap({ JSONValue.parse(Array($0.utf8))?.objectValue }) {
+                for (name, value) in attributes { payload[name] = value }
+            }
             for (name, value) in accepted.claims {
                 payload[name] = value
             }
-            answer["idToken"] = .string(try keys.signIDToken(payload: payload))
+            answer["idToken"] = .string(
+                emulated ? try keys.signIDToken(header: ["alg": "none", "typ": "JWT"], payload: payload, signing: .none)
+                    : try keys.signIDToken(payload: payload)
+            )
             answer["refreshToken"] = .string("AMf-v" + Base64URL.encode(SecureRandom.bytes(count: 180)))
             answer["expiresIn"] = .string("3600")
         }

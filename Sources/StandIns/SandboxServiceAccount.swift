@@ -9,6 +9,8 @@ public struct SandboxServiceAccount: Sendable {
     public var clientID: String
     public var privateKeyID: String
     public var privateKey: RSAPrivateKey
+    /// Google's token endpoint; `StandInSet` points it at its own token-endpoint stand-in.
+    public var tokenURI = "https://oauth2.googleapis.com/token"
 
     public init(projectID: String, clientEmail: String, clientID: String, privateKeyID: String, privateKey: RSAPrivateKey) {
         self.projectID = projectID
@@ -52,7 +54,7 @@ public struct SandboxServiceAccount: Sendable {
             "client_email": .string(clientEmail),
             "client_id": .string(clientID),
             "auth_uri": .string("https://accounts.google.com/o/oauth2/auth"),
-            "token_uri": .string("https://oauth2.googleapis.com/token"),
+            "token_uri": .string(tokenURI),
             "auth_provider_x509_cert_url": .string("https://www.googleapis.com/oauth2/v1/certs"),
             "client_x509_cert_url": .string("https://www.googleapis.com/robot/v1/metadata/x509/\(encodedEmail)"),
             "universe_domain": .string("googleapis.com"),

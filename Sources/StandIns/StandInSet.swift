@@ -1,8 +1,11 @@
 import Logging
 
-/// All four upstreams of the bridge on loopback, signed by a fresh service account: the one set the tests, `kakao-bridge
-/// sandbox`, the demo and the benchmark point a real bridge at. Started together so a half-started set never leaks servers.
+/// Every upstream of the bridge on loopback, signed by a fresh service account: Kakao, Identity Toolkit with the Admin API
+/// on the same server (one user store, as at Google), Google's certificate and token endpoints, and a backend. The one set
+/// the tests, `kakao-bridge sandbox`, the demo and the benchmark point a real bridge at. Started together so a
+/// half-started set never leaks servers.
 public final class StandInSet: Sendable {
+    /// Its `token_uri` names the token-endpoint stand-in: write `account.json()` as the bridge's service-account file.
     public let account: SandboxServiceAccount
     public let keys: SecureTokenKeys
     public let webAPIKey: String
@@ -11,17 +14,25 @@ public final class StandInSet: Sendable {
     public let certificates: CertificatesStandIn
     public let identityToolkit: IdentityToolkitStandIn
     public let backend: BackendStandIn
+    public let googleToken: GoogleTokenStandIn
+    public let admin: AdminAPIStandIn
+    /// The Firebase project's users (Admin API and sign-in alike).
+    public var users: FirebaseUserStore { admin.users }
 
     public let kakaoServer: StandInServer
     public let certificatesServer: StandInServer
     public let identityToolkitServer: StandInServer
     public let backendServer: StandInServer
+    public let googleTokenServer: StandInServer
 
     private init(
         account: SandboxServiceAccount, keys: SecureTokenKeys, webAPIKey: String,
         kakao: KakaoStandIn, certificates: CertificatesStandIn, identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn,
-        servers: [StandInServer]
+        googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn, servers: [StandInServer]
     ) {
+        self.googleToken = googleToken
+        self.admin = admin
+        self.googleTokenServer = servers[4]
         self.account = account
         self.keys = keys
         self.webAPIKey = webAPIKey
@@ -44,7 +55,10 @@ public final class StandInSet: Sendable {
     /// `backend.login_complete_url`
     public var backendURL: String { BackendStandIn.url(on: backendServer) }
 
-    public var servers: [StandInServer] { [kakaoServer, certificatesServer, identityToolkitServer, backendServer] }
+    /// The service account's `token_uri`.
+    public var googleTokenURL: String { googleToken.url }
+
+    public var servers: [StandInServer] { [kakaoServer, certificatesServer, identityToolkitServer, backendServer, googleTokenServer] }
 
     public static func start(
         appID: Int64,
@@ -56,10 +70,12 @@ public final class StandInSet: Sendable {
         let keys = try SecureTokenKeys()
         let kakao = KakaoStandIn(appID: appID)
         let certificates = CertificatesStandIn(keys: keys)
+        let googleToken = GoogleTokenStandIn(account: account)
+        let admin = AdminAPIStandIn(users: FirebaseUserStore(), projectID: account.projectID, tenantID: tenantID, tokens: googleToken)
         let identityToolkit = IdentityToolkitStandIn(
             apiKey: webAPIKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
             serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID, keys: keys,
-            tenantID: tenantID
+            tenantID: tenantID, admin: admin
         )
         let backend = BackendStandIn()
 
@@ -69,13 +85,16 @@ public final class StandInSet: Sendable {
             started.append(try await certificates.start(logger: logger))
             started.append(try await identityToolkit.start(logger: logger))
             started.append(try await backend.start(logger: logger))
+            started.append(try await googleToken.start(logger: logger))
         } catch {
             for server in started { await server.stop() }
             throw error
         }
+        var account = account
+        account.tokenURI = googleToken.url
         return StandInSet(
             account: account, keys: keys, webAPIKey: webAPIKey, kakao: kakao, certificates: certificates,
-            identityToolkit: identityToolkit, backend: backend, servers: started
+            identityToolkit: identityToolkit, backend: backend, googleToken: googleToken, admin: admin, servers: started
         )
     }
 

@@ -49,7 +49,8 @@ struct BenchUpstreams: AsyncParsableCommand {
         }
         let secret = "bench-hook-" + UUID().uuidString
         let accountFile = directory.appendingPathComponent("service-account.json")
-        try account.writeKeyFile(to: accountFile.path)
+        // `set.account`: its `token_uri` names the token-endpoint stand-in.
+        try set.account.writeKeyFile(to: accountFile.path)
         try Data(tokens.utf8).write(to: directory.appendingPathComponent("tokens.txt"))
         try Data(secret.utf8).write(to: directory.appendingPathComponent("hook-secret.txt"))
 

@@ -9,8 +9,9 @@ struct Demo: AsyncParsableCommand {
         discussion: """
             Starts the same sandbox as `kakao-bridge sandbox` inside this process (the bridge on a free port), then plays \
             the app: exchanges a Kakao token and shows what the bridge asked Kakao, the custom token it minted, the \
-            Firebase session from Identity Toolkit and the backend's confirmation of the user; then two tokens the bridge \
-            must refuse. Tokens are always shortened. Exit 0 only if every step behaved as expected: a smoke test.
+            Firebase user record the user sync wrote, the Firebase session from Identity Toolkit and the backend's \
+            confirmation of the user; then three logins the bridge must refuse (another app's token, an expired token, \
+            a disabled Firebase user). Tokens are always shortened. Exit 0 only if every step behaved as expected: a smoke test.
             """
     )
 
@@ -57,7 +58,7 @@ struct Demo: AsyncParsableCommand {
         await world.stop()
 
         if walk.failures.isEmpty {
-            Console.out("demo: all six steps and both refusals behaved as expected.")
+            Console.out("demo: all six steps, the Firebase user record and the three refusals behaved as expected.")
         } else {
             Console.out("demo: FAILED (\(walk.failures.count)):")
             for failure in walk.failures { Console.out("  - \(failure)") }

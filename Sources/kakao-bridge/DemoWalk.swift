@@ -37,6 +37,10 @@ struct DemoWalk {
             token: world.tokens.otherApp, expecting: "kakao_app_mismatch"
         )
         await refused("an expired token", token: world.tokens.expired, expecting: "invalid_kakao_token")
+        await refused(
+            "a user whose Firebase account is disabled (user \(SandboxWorld.disabledUser.id))", token: world.tokens.disabled,
+            expecting: "user_disabled", status: 403
+        )
     }
 
     // MARK: The six steps
@@ -52,6 +56,7 @@ struct DemoWalk {
         detail("kakao token", "\(TokenDisplay.shorten(token))   user \(user.id) of Kakao app \(world.config.kakao.appID)")
         passed()
 
+        let adminBefore = world.standIns.admin.totalCalls
         let tokenInfoBefore = kakao.tokenInfoCalls
         let userMeBefore = kakao.userMeCalls
         let acceptedBefore = identityToolkit.acceptedTokens
@@ -102,6 +107,8 @@ struct DemoWalk {
             fail(3, "custom_token is not a JWT")
         }
 
+        showUserRecord(uid: uid, adminCalls: world.standIns.admin.totalCalls - adminBefore)
+
         let accepted = identityToolkit.acceptedTokens - acceptedBefore
         heading(4, "the bridge exchanges the custom token at Identity Toolkit (accounts:signInWithCustomToken)")
         detail("request", "POST \(world.standIns.identityToolkitBaseURL)\(IdentityToolkitStandIn.path)?key=…   {\"token\": custom_token, \"returnSecureToken\": true}")
@@ -150,9 +157,39 @@ struct DemoWalk {
         }
     }
 
+    // MARK: The Firebase user record
+
+    /// What the user sync left in Firebase (between steps 2 and 3): shown from the stand-in's store as the Firebase
+    /// console would, the email shortened (never printed whole).
+    private mutating func showUserRecord(uid: String, adminCalls: Int) {
+        let user = SandboxWorld.validUser
+        Console.out("Firebase user record (user sync, firebase.user_sync: \(world.config.firebase.userSync))")
+        detail("Admin API", "\(adminCalls) call(s) (accounts:lookup, then accounts to create or accounts:update)")
+        guard let record = world.standIns.users.user(uid) else {
+            fail(3, "expected the user sync to create the Firebase user \(uid)")
+            return
+        }
+        detail("uid", record.uid)
+        detail("displayName", record.displayName ?? "(none)")
+        detail("photoUrl", record.photoURL ?? "(none)")
+        detail("email", "\(record.email.map(Self.shortenEmail) ?? "(none)")   emailVerified \(record.emailVerified)")
+        detail("disabled", "\(record.disabled)")
+        if record.displayName == user.nickname, record.photoURL == user.profileImageURL, record.emailVerified {
+            passed()
+        } else {
+            fail(3, "expected the Firebase user to carry the Kakao nickname, picture and verified email")
+        }
+    }
+
+    /// `r…@example.com`: enough to recognise, not enough to copy.
+    static func shortenEmail(_ email: String) -> String {
+        guard let at = email.firstIndex(of: "@") else { return "•••" }
+        return String(email.prefix(1)) + "…" + String(email[at...])
+    }
+
     // MARK: The refusals
 
-    private mutating func refused(_ what: String, token: String, expecting code: String) async {
+    private mutating func refused(_ what: String, token: String, expecting code: String, status: Int = 401) async {
         Console.out("Refused: \(what)")
         detail("request", "GET \(bridgeURL)/v1/token-exchange   Authorization: Bearer \(TokenDisplay.shorten(token))")
         guard let answer = await get("/v1/token-exchange", token: token) else {
@@ -163,11 +200,11 @@ struct DemoWalk {
         let answered = answer.json?["code"] as? String
         detail("answer", "\(answer.status) \(answered ?? "")")
         detail("problem", answer.json.map(TokenDisplay.json) ?? TokenDisplay.redact(answer.text))
-        if answer.status == 401, answered == code {
-            Console.out("        ok: refused with 401 \(code)")
+        if answer.status == status, answered == code {
+            Console.out("        ok: refused with \(status) \(code)")
         } else {
             Console.out("        FAILED")
-            failures.append("refusal (\(what)): expected 401 \(code), got \(answer.status) \(answered ?? "")")
+            failures.append("refusal (\(what)): expected \(status) \(code), got \(answer.status) \(answered ?? "")")
         }
         Console.out("")
     }

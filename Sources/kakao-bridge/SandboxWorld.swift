@@ -9,6 +9,8 @@ struct SandboxTokens: Sendable {
     var valid: String
     var otherApp: String
     var expired: String
+    /// Its Firebase user is disabled: refused with 403 `user_disabled` before any custom token is minted.
+    var disabled: String
 }
 
 /// The loopback stand-ins, a generated service account and a bridge configuration pointing at them, with all six steps
@@ -28,6 +30,7 @@ final class SandboxWorld: Sendable {
     )
     static let otherAppUser = StandIns.KakaoAccount(id: 4_242_000_002, nickname: "Apeach")
     static let expiredUser = StandIns.KakaoAccount(id: 4_242_000_003, nickname: "Muzi")
+    static let disabledUser = StandIns.KakaoAccount(id: 4_242_000_004, nickname: "Frodo")
 
     let standIns: StandInSet
     /// The service's one HTTP client for the stand-ins; stopped with the world.
@@ -60,11 +63,6 @@ final class SandboxWorld: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
             let accountFile = directory.appendingPathComponent("service-account.json").path
-            do {
-                try account.writeKeyFile(to: accountFile)
-            } catch {
-                throw SandboxFailure("cannot write the generated service-account key to \(accountFile)")
-            }
             var generated = [
                 "BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE": accountFile,
                 "BRIDGE_FIREBASE_WEB_API_KEY": webAPIKey,
@@ -76,6 +74,13 @@ final class SandboxWorld: Sendable {
             var config = loaded.config
 
             let standIns = try await StandInSet.start(appID: config.kakao.appID, webAPIKey: webAPIKey, account: account)
+            // Written once the stand-ins listen: the file's `token_uri` names the token-endpoint stand-in.
+            do {
+                try standIns.account.writeKeyFile(to: accountFile)
+            } catch {
+                await standIns.stop()
+                throw SandboxFailure("cannot write the generated service-account key to \(accountFile)")
+            }
             config.kakao.apiBaseURL = standIns.kakaoBaseURL
             config.firebase.identityToolkitURL = standIns.identityToolkitBaseURL
             config.firebase.securetokenCertsURL = standIns.certificatesURL
@@ -84,10 +89,16 @@ final class SandboxWorld: Sendable {
             let kakao = standIns.kakao
             let expired = kakao.issueToken(for: expiredUser)
             kakao.expire(expired)
+            // What an operator does in the Firebase console: this user exists and is disabled.
+            var disabledRecord = standIns.users.newUser(config.kakao.uidPrefix + String(disabledUser.id))
+            disabledRecord.displayName = disabledUser.nickname
+            disabledRecord.disabled = true
+            try standIns.users.create(disabledRecord)
             let tokens = SandboxTokens(
                 valid: kakao.issueToken(for: validUser),
                 otherApp: kakao.issueToken(for: otherAppUser, appID: otherAppID),
-                expired: expired
+                expired: expired,
+                disabled: kakao.issueToken(for: disabledUser)
             )
             return SandboxWorld(
                 standIns: standIns, config: config, tokens: tokens, defaultsSource: loaded.source,

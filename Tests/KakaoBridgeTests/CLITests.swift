@@ -8,7 +8,7 @@ import Testing
 /// The built `kakao-bridge` executable, run as a person runs it: exit codes, stdout, signals.
 @Suite("Command line (CONTRACT §6)", .serialized)
 struct CLITests {
-    @Test func demoWalksAllSixStepsAndBothRefusalsWithoutPrintingAToken() async throws {
+    @Test func demoWalksAllSixStepsTheUserRecordAndTheRefusalsWithoutPrintingATokenOrTheRecordsEmail() async throws {
         // Generous: alone the demo takes about a second, but the whole suite shares two cores with it.
         let run = try await CLIProcess.run(["demo"], timeout: .seconds(300))
         #expect(run.status == 0, "demo failed:\n\(run.stdout)\n\(run.stderr)")
@@ -21,7 +21,14 @@ struct CLITests {
         #expect(run.stdout.contains("Refused: an expired token"))
         #expect(run.stdout.contains("401 kakao_app_mismatch"))
         #expect(run.stdout.contains("401 invalid_kakao_token"))
-        #expect(run.stdout.contains("demo: all six steps and both refusals behaved as expected."))
+        #expect(run.stdout.contains("Refused: a user whose Firebase account is disabled"))
+        #expect(run.stdout.contains("403 user_disabled"))
+        // The record the user sync wrote: the Kakao nickname and picture, the email shortened.
+        #expect(run.stdout.contains("Firebase user record"))
+        #expect(run.stdout.contains("displayName      Ryan"))
+        #expect(run.stdout.contains("photoUrl         https://k.kakaocdn.net/dn/sandbox/img_640x640.jpg"))
+        #expect(run.stdout.contains("email            r…@example.com   emailVerified true"))
+        #expect(run.stdout.contains("demo: all six steps, the Firebase user record and the three refusals behaved as expected."))
         let tokenLike = try Regex("[A-Za-z0-9_-]{40,}")
         let printed = run.stdout + run.stderr
         let leaks = printed.matches(of: tokenLike).map { String(printed[$0.range]) }

@@ -157,6 +157,8 @@ struct OpsConfigFile {
           cache_seconds: 0
         firebase:
           service_account_file: \(serviceAccountFile)
+          # These processes only have a Kakao stand-in: the user sync would reach for Google itself.
+          user_sync: off
         upstream:
           timeout_ms: 5000
         log:

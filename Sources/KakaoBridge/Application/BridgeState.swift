@@ -14,6 +14,12 @@ public struct BridgeState: Sendable {
     /// Present exactly when the hook is on (`hook.secret` set).
     let idTokens: IDTokenVerifier?
     let hookSecret: [UInt8]
+    /// The Admin API with its credential, project and tenant; used by the user sync and the revocation check.
+    let firebaseAdmin: FirebaseAdmin
+    /// Present unless `firebase.user_sync: off`.
+    let userSync: UserSync?
+    /// Present exactly when the hook is on and `hook.check_revoked` is set.
+    let revocation: RevocationCheck?
 
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(
@@ -33,13 +39,28 @@ public struct BridgeState: Sendable {
                 projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
                 clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
             ),
-            certificates: .googleCertificates(upstreams.certificates, clock: clock, logger: logger)
+            certificates: .googleCertificates(upstreams.certificates, clock: clock, logger: logger),
+            acceptsEmulatorTokens: config.firebase.usesEmulator
+        )
+        let credentials = config.firebase.usesEmulator
+            ? AccessTokenCache.emulator(clock: clock)
+            : AccessTokenCache(fetching: upstreams.googleTokens, account: account, clock: clock)
+        let admin = FirebaseAdmin(
+            api: upstreams.firebaseAdmin, credentials: credentials, projectID: config.firebase.projectID,
+            tenantID: config.firebase.tenantID
+        )
+        let mode = UserSync.Mode(rawValue: config.firebase.userSync) ?? .bestEffort
+        let userSync = mode == .off ? nil : UserSync(
+            admin: admin, mode: mode, cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock),
+            logger: logger
         )
         return BridgeState(
             config: config, kakao: kakao, minter: minter,
             identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
             backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend,
-            idTokens: idTokens, hookSecret: Array(config.hook.secret.utf8)
+            idTokens: idTokens, hookSecret: Array(config.hook.secret.utf8),
+            firebaseAdmin: admin, userSync: userSync,
+            revocation: idTokens != nil && config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil
         )
     }
 

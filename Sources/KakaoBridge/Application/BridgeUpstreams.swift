@@ -8,19 +8,27 @@ public struct BridgeUpstreams: Sendable {
     public var identityToolkit: any IdentityToolkitExchanging
     public var backend: any BackendCompleting
     public var certificates: any PublicKeySetFetching
+    /// Google's token endpoint: access tokens for the Admin API (not called with the Auth Emulator).
+    public var googleTokens: any GoogleAccessTokenFetching
+    /// The Firebase Auth Admin API: user records (docs/api.md#firebase-user-records).
+    public var firebaseAdmin: any FirebaseAdminCalling
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
-        certificates: any PublicKeySetFetching
+        certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
+        firebaseAdmin: any FirebaseAdminCalling
     ) {
         self.kakao = kakao
         self.identityToolkit = identityToolkit
         self.backend = backend
         self.certificates = certificates
+        self.googleTokens = googleTokens
+        self.firebaseAdmin = firebaseAdmin
     }
 
     /// The real upstreams at the URLs of `config`, all through one HTTP client. Each gets its own in-flight bound and
-    /// metrics; every call has `upstream.timeout_ms`.
+    /// metrics; every call has `upstream.timeout_ms`. With the Auth Emulator, Identity Toolkit and the Admin API are
+    /// called at the emulator (the token endpoint's URL comes from the service account, per call).
     public static func live(_ config: BridgeConfig, http: CurlHTTPClient) -> BridgeUpstreams {
         let timeout = Duration.milliseconds(config.upstream.timeoutMS)
         func upstream(_ name: Upstream.Name) -> Upstream {
@@ -29,10 +37,13 @@ public struct BridgeUpstreams: Sendable {
         return BridgeUpstreams(
             kakao: KakaoClient(upstream: upstream(.kakao), baseURL: config.kakao.apiBaseURL, appID: config.kakao.appID),
             identityToolkit: IdentityToolkitClient(
-                upstream: upstream(.identityToolkit), baseURL: config.firebase.identityToolkitURL, apiKey: config.firebase.webAPIKey
+                upstream: upstream(.identityToolkit), baseURL: config.firebase.effectiveIdentityToolkitURL,
+                apiKey: config.firebase.webAPIKey
             ),
             backend: BackendClient(upstream: upstream(.backend), url: config.backend.loginCompleteURL),
-            certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL)
+            certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
+            googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
+            firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL)
         )
     }
 }

@@ -10,6 +10,7 @@ public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
     let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger)
+    logStart(state.config, logger: environment.logger)
     let holder = StateHolder(state)
     let onServerRunning = environment.onServerRunning
     let reload = ReloadService(holder: holder, environment: environment, startup: config)
@@ -28,6 +29,25 @@ public func buildApplication(
 func guardedHTTP1(_ server: BridgeConfig.Server) -> HTTPServerBuilder {
     let connections = ConnectionCount(limit: server.maxConnections)
     return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, config: server, connections: connections) }
+}
+
+/// The service's first log line: what it talks to. With the Auth Emulator this line says so before anything else, as the
+/// Admin SDKs warn; a production instance must never run like that unnoticed.
+func logStart(_ config: BridgeConfig, logger: Logger) {
+    var metadata: Logger.Metadata = [
+        "project_id": "\(config.firebase.projectID)",
+        "user_sync": "\(config.firebase.userSync)",
+        "check_revoked": "\(config.hook.checkRevoked)",
+    ]
+    if config.firebase.usesEmulator {
+        metadata["firebase_auth_emulator"] = "\(config.firebase.emulatorHost)"
+        logger.warning(
+            "starting against the Firebase Auth Emulator at \(config.firebase.emulatorHost), not Google: unsigned ID tokens are accepted",
+            metadata: metadata
+        )
+    } else {
+        logger.info("starting", metadata: metadata)
+    }
 }
 
 func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {

@@ -37,7 +37,24 @@ public struct BridgeConfig: Sendable, Equatable {
         public var customTokenTTLSeconds = 3600
         public var clockSkewSeconds = 0
         public var tenantID = ""
+        /// `off`, `best_effort` or `required`: keeping the Firebase user in step with the Kakao profile (docs/api.md#user-sync).
+        public var userSync = "best_effort"
+        /// How long a user found in step is trusted without an Admin call; 0 to 3600.
+        public var userCacheSeconds = 300
+        /// `host:port` of the Firebase Auth Emulator; `FIREBASE_AUTH_EMULATOR_HOST` sets it too. Empty: Google itself.
+        public var emulatorHost = ""
+        /// The emulator accepts unsigned tokens, so only a loopback one is used unless this says otherwise.
+        public var emulatorAllowRemote = false
         public init() {}
+
+        /// Whether the Auth Emulator replaces Google (docs/api.md#the-auth-emulator).
+        public var usesEmulator: Bool { !emulatorHost.isEmpty }
+
+        /// Where Identity Toolkit and the Admin API are called: Google's URL, or the emulator's
+        /// `http://host:port/identitytoolkit.googleapis.com`, as the Admin SDKs build it.
+        public var effectiveIdentityToolkitURL: String {
+            usesEmulator ? "http://\(emulatorHost)/identitytoolkit.googleapis.com" : identityToolkitURL
+        }
     }
 
     public struct Backend: Sendable, Equatable {
@@ -49,6 +66,8 @@ public struct BridgeConfig: Sendable, Equatable {
     public struct Hook: Sendable, Equatable {
         /// Empty switches `POST /v1/login-complete` off. A secret: never logged or echoed.
         public var secret = ""
+        /// As `verifyIdToken(token, true)`: the user is looked up and a revoked session or disabled user refused.
+        public var checkRevoked = false
         public init() {}
     }
 

@@ -5,6 +5,9 @@ import Yams
 public enum ConfigLoader {
     /// Variables that start with `BRIDGE_` but are not keys; everything else with that prefix is reported as a typo.
     static let nonKeyVariables: Set<String> = ["BRIDGE_CONFIG"]
+    /// The variable every Firebase Admin SDK reads; the service honours it the same way (docs/configuration.md#keys),
+    /// below `BRIDGE_FIREBASE_EMULATOR_HOST`, which names the key itself.
+    public static let emulatorHostVariable = "FIREBASE_AUTH_EMULATOR_HOST"
 
     /// Reads the YAML file (path nil or file missing → only if `requireFile` false: start from defaults), applies
     /// BRIDGE_* overrides, validates.
@@ -100,6 +103,10 @@ private struct Reader {
     }
 
     mutating func readEnvironment(_ environment: [String: String]) {
+        if let host = environment[ConfigLoader.emulatorHostVariable], !host.isEmpty {
+            config.firebase.emulatorHost = host
+            setByEnvironment["firebase.emulator_host"] = ConfigLoader.emulatorHostVariable
+        }
         for key in keys {
             guard let value = environment[key.environmentName] else { continue }
             setByEnvironment[key.path] = key.environmentName

@@ -8,6 +8,7 @@ struct ConfigIssue: Equatable {
 enum ConfigValidation {
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let logFormats = ["json", "text"]
+    static let userSyncModes = ["off", "best_effort", "required"]
     /// Firebase uids are at most 128 characters (UTF-16 code units, as Google counts them) and a Kakao id has up to 20
     /// digits.
     static let maxUIDPrefixLength = 128 - 20
@@ -67,6 +68,19 @@ enum ConfigValidation {
         url(firebase.securetokenCertsURL, "firebase.securetoken_certs_url")
         range(firebase.customTokenTTLSeconds, 1...3600, "firebase.custom_token_ttl_seconds")
         range(firebase.clockSkewSeconds, 0...60, "firebase.clock_skew_seconds")
+        check(userSyncModes.contains(firebase.userSync), "firebase.user_sync",
+              "must be one of \(userSyncModes.joined(separator: ", ")), got \"\(firebase.userSync)\"")
+        range(firebase.userCacheSeconds, 0...3600, "firebase.user_cache_seconds", " (0 turns the cache off)")
+        if firebase.usesEmulator {
+            if let host = emulatorHostName(firebase.emulatorHost) {
+                check(firebase.emulatorAllowRemote || isLoopback(host), "firebase.emulator_host",
+                      "names a host that is not a loopback address (127.0.0.0/8, ::1, localhost); the Auth Emulator accepts "
+                        + "unsigned ID tokens, so a remote one needs firebase.emulator_allow_remote: true")
+            } else {
+                issues.append(ConfigIssue(path: "firebase.emulator_host",
+                                          message: "must be host:port (as FIREBASE_AUTH_EMULATOR_HOST, e.g. 127.0.0.1:9099)"))
+            }
+        }
 
         url(config.backend.loginCompleteURL, "backend.login_complete_url", optional: true)
         check(config.backend.loginCompleteURL.isEmpty || !firebase.webAPIKey.isEmpty, "backend.login_complete_url",
@@ -128,15 +142,30 @@ enum ConfigValidation {
         } else {
             host = authority.prefix { $0 != ":" }
         }
-        return isLoopbackHost(String(host))
+        return isLoopback(String(host))
     }
 
-    /// `localhost`, `::1` or an address in 127.0.0.0/8.
-    static func isLoopbackHost(_ host: String) -> Bool {
-        if host == "localhost" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+    /// The host of `host:port` or `[v6]:port`; `nil` when the text is not of that shape.
+    static func emulatorHostName(_ text: String) -> String? {
+        guard !text.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "@" || $0 == "?" || $0 == "#" }),
+              let colon = text.lastIndex(of: ":"), validPort(text[colon...]) else { return nil }
+        var host = text[..<colon]
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]"), host.count > 2 else { return nil }
+            host = host.dropFirst().dropLast()
+        } else if host.contains(":") {
+            return nil
+        }
+        return host.isEmpty ? nil : String(host)
+    }
+
+    /// `127.0.0.0/8`, `::1` or the name `localhost`: where the stand-ins and a local emulator live.
+    static func isLoopback(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        if lowered == "localhost" || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
+        let octets = lowered.split(separator: ".", omittingEmptySubsequences: false)
         guard octets.count == 4, octets[0] == "127" else { return false }
-        return octets.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) && Int(part)! <= 255 }
+        return octets.allSatisfy { octet in UInt8(octet).map { _ in !octet.isEmpty } ?? false }
     }
 
     /// `:` followed by 1–5 digits.

@@ -81,6 +81,8 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
             return .init(.firebaseUnavailable("Identity Toolkit answered HTTP \(response.status)."))
         }
         let message = JSONValue.parse(response.body)?["error"]?["message"]?.stringValue
+        // A disabled user is the same refusal whether the user sync or Identity Toolkit noticed it.
+        if messageCode(message) == "USER_DISABLED" { return .init(.userDisabled()) }
         return .init(.firebaseRejected("Identity Toolkit refused the custom token: \(messageCode(message))."))
     }
 }

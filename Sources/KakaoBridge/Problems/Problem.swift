@@ -26,6 +26,10 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case upstreamTimeout = "upstream_timeout"
         case notReady = "not_ready"
         case internalError = "internal_error"
+        case userDisabled = "user_disabled"
+        case idTokenRevoked = "id_token_revoked"
+        case firebaseAdminRejected = "firebase_admin_rejected"
+        case firebaseAdminUnavailable = "firebase_admin_unavailable"
 
         var status: HTTPResponse.Status {
             switch self {
@@ -33,9 +37,12 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .notFound: .notFound
             case .methodNotAllowed: .methodNotAllowed
             case .payloadTooLarge: .contentTooLarge
-            case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized: .unauthorized
+            case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
+                .idTokenRevoked: .unauthorized
+            case .userDisabled: .forbidden
             case .rateLimited: .tooManyRequests
-            case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable: .badGateway
+            case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
+                .firebaseAdminRejected, .firebaseAdminUnavailable: .badGateway
             case .kakaoQuotaExceeded, .notReady: .serviceUnavailable
             case .upstreamTimeout: .gatewayTimeout
             case .internalError: .internalServerError
@@ -64,6 +71,10 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .upstreamTimeout: "Upstream timeout"
             case .notReady: "Not ready"
             case .internalError: "Internal error"
+            case .userDisabled: "User disabled"
+            case .idTokenRevoked: "ID token revoked"
+            case .firebaseAdminRejected: "Firebase Admin API rejected the request"
+            case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
             }
         }
     }
@@ -129,6 +140,18 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         Problem(.upstreamTimeout, "\(upstream) did not answer within the deadline.")
     }
     public static func notReady(_ detail: String) -> Problem { Problem(.notReady, detail) }
+    /// The Firebase user is disabled (docs/errors.md#codes): no custom token is minted for them, on any route.
+    public static func userDisabled() -> Problem {
+        Problem(.userDisabled, "The Firebase user is disabled.")
+    }
+    /// `hook.check_revoked`: the ID token's session began before the user's `validSince`.
+    public static func idTokenRevoked() -> Problem {
+        Problem(.idTokenRevoked, "The Firebase ID token has been revoked (its session began before the user's tokens were revoked).")
+    }
+    /// Google's token endpoint or the Admin API answered 4xx; `detail` carries Google's code.
+    public static func firebaseAdminRejected(_ detail: String) -> Problem { Problem(.firebaseAdminRejected, detail) }
+    /// Google's token endpoint or the Admin API answered 5xx or could not be reached.
+    public static func firebaseAdminUnavailable(_ detail: String) -> Problem { Problem(.firebaseAdminUnavailable, detail) }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }

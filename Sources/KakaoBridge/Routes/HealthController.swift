@@ -10,7 +10,12 @@ struct HealthController {
         router.get("/healthz") { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
         router.get("/readyz") { _, _ in
             if let reason = readinessProblem() { throw Problem.notReady(reason) }
-            return JSONResponse.ok(json: JSONValue.object(["status": "ready"]))
+            var body: [String: JSONValue] = ["status": "ready"]
+            // An operator must be able to see at a glance that this instance does not talk to Google.
+            if let firebase = holder.current?.config.firebase, firebase.usesEmulator {
+                body["firebase_auth_emulator"] = .string(firebase.emulatorHost)
+            }
+            return JSONResponse.ok(json: JSONValue.object(body))
         }
         router.refuseOtherMethods("/healthz", allow: ["GET"])
         router.refuseOtherMethods("/readyz", allow: ["GET"])

@@ -31,6 +31,8 @@ struct LoginCompleteController {
         let (kakaoToken, idToken) = try await Self.readBody(request)
 
         let verified = try await idTokens.verify(idToken, context: context.callContext)
+        // `hook.check_revoked`: as `verifyIdToken(token, true)`, after the token itself verified.
+        try await state.revocation?.check(verified, context: context.callContext)
         try BearerToken.validate(kakaoToken)
         let user = try await state.kakao.verify(accessToken: kakaoToken, context: context.callContext)
         let uid = state.config.kakao.uidPrefix + String(user.id)

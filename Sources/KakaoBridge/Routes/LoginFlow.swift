@@ -1,5 +1,6 @@
-/// The six-step flow (docs/api.md#the-six-step-flow) from the service's side: verify with Kakao (2), mint (3), exchange at Identity
-/// Toolkit (4–5) and complete the login at the backend (6), each later step only when it is configured.
+/// The six-step flow (docs/api.md#the-six-step-flow) from the service's side: verify with Kakao (2), keep the Firebase user in
+/// step with the profile (docs/api.md#user-sync, between 2 and 3), mint (3), exchange at Identity Toolkit (4–5) and
+/// complete the login at the backend (6), each later step only when it is configured.
 struct LoginFlow: Sendable {
     let state: BridgeState
 
@@ -7,15 +8,18 @@ struct LoginFlow: Sendable {
         var uid: String
         var customToken: String
         var user: KakaoUser
+        /// The user sync created the Firebase user during this login.
+        var createdUser: Bool
     }
 
-    /// Steps 2–3: what the legacy route needs.
+    /// Steps 2–3 with the user sync between them: what the legacy route needs. A disabled user gets no custom token.
     func mint(kakaoToken: String, context: CallContext) async throws(Problem) -> Minted {
         let user = try await state.kakao.verify(accessToken: kakaoToken, context: context)
         let uid = state.config.kakao.uidPrefix + String(user.id)
+        let created = try await state.userSync?.sync(uid: uid, user: user, context: context) ?? false
         do {
             let token = try state.minter.mint(uid: uid, kakaoID: user.id)
-            return Minted(uid: uid, customToken: token, user: user)
+            return Minted(uid: uid, customToken: token, user: user, createdUser: created)
         } catch {
             // Only a broken key gets here; the service cannot go on honestly.
             throw Problem.notReady("The custom token could not be signed.")
@@ -29,7 +33,9 @@ struct LoginFlow: Sendable {
             uid: minted.uid, customToken: minted.customToken, customTokenExpiresIn: state.minter.ttl, kakao: minted.user
         )
         guard let identityToolkit = state.identityToolkit else { return response }
-        let session = try await identityToolkit.signIn(customToken: minted.customToken, context: context)
+        var session = try await identityToolkit.signIn(customToken: minted.customToken, context: context)
+        // The sync's create comes first, so Identity Toolkit then sees an existing user; the login still made it.
+        session.isNewUser = session.isNewUser || minted.createdUser
         response.firebase = session
         guard let backend = state.backend else { return response }
         let login = try await backend.completeLogin(kakaoToken: kakaoToken, idToken: session.idToken, context: context)

@@ -2,18 +2,28 @@ import BridgeJSON
 import Foundation
 import OpenSSLCrypto
 
-/// The Google service account whose key signs custom tokens: the fields of a standard service-account JSON file.
+/// The Google service account whose key signs custom tokens and the Admin API's access-token assertions: the fields of a
+/// standard service-account JSON file.
 public struct ServiceAccount: Sendable {
+    /// What Google's console writes into every key file; Google's auth libraries fall back to it too.
+    public static let defaultTokenURI = "https://oauth2.googleapis.com/token"
+
     public let clientEmail: String
     public let privateKeyID: String
     public let projectID: String
     public let privateKey: RSAPrivateKey
+    /// Where the RFC 7523 JWT-bearer grant is sent, and the assertion's `aud` (docs/configuration.md#the-service-account).
+    public let tokenURI: String
 
-    public init(clientEmail: String, privateKeyID: String, projectID: String, privateKey: RSAPrivateKey) {
+    public init(
+        clientEmail: String, privateKeyID: String, projectID: String, privateKey: RSAPrivateKey,
+        tokenURI: String = ServiceAccount.defaultTokenURI
+    ) {
         self.clientEmail = clientEmail
         self.privateKeyID = privateKeyID
         self.projectID = projectID
         self.privateKey = privateKey
+        self.tokenURI = tokenURI
     }
 
     private struct File: JSONDecodable {
@@ -21,8 +31,10 @@ public struct ServiceAccount: Sendable {
         var private_key: String?
         var private_key_id: String?
         var project_id: String?
+        var token_uri: String?
 
         init(json: JSONValue) throws(JSONMismatch) {
+            token_uri = try json.optional("token_uri", \.stringValue)
             client_email = try json.optional("client_email", \.stringValue)
             private_key = try json.optional("private_key", \.stringValue)
             private_key_id = try json.optional("private_key_id", \.stringValue)
@@ -76,7 +88,11 @@ public struct ServiceAccount: Sendable {
         } catch {
             throw ServiceAccountError("\(source): private_key is unusable: \(error)")
         }
-        return ServiceAccount(clientEmail: email, privateKeyID: keyID, projectID: project, privateKey: key)
+        let tokenURI = file.token_uri.flatMap { $0.isEmpty ? nil : $0 } ?? defaultTokenURI
+        guard ConfigValidation.isHTTPURL(tokenURI) else {
+            throw ServiceAccountError("\(source): token_uri is not an http:// or https:// URL")
+        }
+        return ServiceAccount(clientEmail: email, privateKeyID: keyID, projectID: project, privateKey: key, tokenURI: tokenURI)
     }
 }
 

@@ -10,6 +10,10 @@ struct Upstream: Sendable {
         case identityToolkit = "identity_toolkit"
         case certificates
         case backend
+        /// Google's OAuth 2.0 token endpoint (the service account's `token_uri`).
+        case googleToken = "google_token"
+        /// The Firebase Auth Admin API (Identity Toolkit's `projects/{project}/accounts…`).
+        case adminAPI = "admin_api"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.
@@ -102,6 +106,18 @@ struct Upstream: Sendable {
             headers: headers + [("Content-Type", "application/json"), ("Accept", "application/json")], body: body.jsonBytes
         )
         return try await call(request, failures, context: context)
+    }
+
+    /// An `application/x-www-form-urlencoded` POST (OAuth 2.0 token endpoints take no JSON), read as JSON.
+    func postForm<T: JSONDecodable>(
+        _ url: String, fields: [(String, String)], _ failures: FailureMap, context: CallContext
+    ) async throws(Problem) -> T {
+        let request = HTTPRequest(
+            method: .post, url: url,
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+            body: Array(FormEncoding.encode(fields).utf8)
+        )
+        return try Self.decode(T.self, try await call(request, failures, context: context), failures)
     }
 
     static func decode<T: JSONDecodable>(_ type: T.Type, _ response: HTTPResponse, _ failures: FailureMap) throws(Problem) -> T {

@@ -75,6 +75,7 @@ final class FakeIdentityToolkit: IdentityToolkitExchanging {
     private let projectID: String
     private let failure = Mutex<Problem?>(nil)
     private let count = Mutex(0)
+    private let newUser = Atomic<Bool>(true)
 
     init(keys: SecureTokenKeys, projectID: String) {
         self.keys = keys
@@ -91,10 +92,14 @@ final class FakeIdentityToolkit: IdentityToolkitExchanging {
         guard let idToken = try? keys.signIDToken(payload: SecureTokenKeys.idTokenPayload(projectID: projectID, uid: uid, now: now)) else {
             throw Problem.firebaseUnavailable("the fake could not sign")
         }
-        return FirebaseSession(idToken: idToken, refreshToken: "fake-refresh-" + uid, expiresIn: 3600, isNewUser: true)
+        return FirebaseSession(
+            idToken: idToken, refreshToken: "fake-refresh-" + uid, expiresIn: 3600, isNewUser: newUser.load(ordering: .relaxed)
+        )
     }
 
     func fail(with problem: Problem?) { failure.withLock { $0 = problem } }
+    /// What `isNewUser` says (Google says false once the user sync created the user).
+    func reportNewUser(_ value: Bool) { newUser.store(value, ordering: .relaxed) }
 
     var calls: Int { count.withLock { $0 } }
 }
@@ -167,4 +172,139 @@ final class FakeCertificates: PublicKeySetFetching {
 
     func setFailing(_ value: Bool) { failing.store(value, ordering: .relaxed) }
     var fetchCount: Int { count.load(ordering: .relaxed) }
+}
+
+/// Google's token endpoint: hands out numbered access tokens and counts fetches; can fail, or be slow so that tests see
+/// concurrent callers wait for one fetch.
+final class FakeGoogleTokens: GoogleAccessTokenFetching {
+    private struct State {
+        var fetches = 0
+        var failure: Problem?
+        var expiresIn: Int64 = 3600
+        var delay: Duration?
+        var accounts: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    func fetchAccessToken(for account: ServiceAccount, context: CallContext) async throws(Problem) -> GoogleAccessToken {
+        let (number, failure, expiresIn, delay) = state.withLock { state in
+            state.fetches += 1
+            state.accounts.append(account.clientEmail)
+            return (state.fetches, state.failure, state.expiresIn, state.delay)
+        }
+        if let delay { try? await Task.sleep(for: delay) }
+        if let failure { throw failure }
+        return GoogleAccessToken(token: "fake-access-token-\(number)", expiresIn: expiresIn)
+    }
+
+    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    func answer(expiresIn: Int64) { state.withLock { $0.expiresIn = expiresIn } }
+    func delay(_ duration: Duration?) { state.withLock { $0.delay = duration } }
+    var fetches: Int { state.withLock { $0.fetches } }
+    /// The latest token handed out: what the Admin fake accepts.
+    var latestToken: String { state.withLock { "fake-access-token-\($0.fetches)" } }
+}
+
+/// The Admin API over an in-memory user store, with Google's conflicts (`EMAIL_EXISTS`, `DUPLICATE_LOCAL_ID`); records
+/// every call with its scope, and can fail every call of one operation (or all) with a problem.
+final class FakeFirebaseAdmin: FirebaseAdminCalling {
+    enum Call: Equatable {
+        case lookUp(AdminLookup)
+        case create(NewFirebaseUser)
+        case update(FirebaseUserUpdate)
+        case delete(String)
+
+        var operation: String {
+            switch self {
+            case .lookUp: "lookup"
+            case .create: "create"
+            case .update: "update"
+            case .delete: "delete"
+            }
+        }
+    }
+
+    private struct State {
+        var users: [String: FirebaseUserRecord] = [:]
+        var calls: [(call: Call, scope: AdminScope)] = []
+        var failures: [String: Problem] = [:]
+        /// Emails some other user (outside what the test seeded) holds.
+        var takenEmails: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+
+    func lookUp(_ key: AdminLookup, scope: AdminScope, context: CallContext) async throws(Problem) -> FirebaseUserRecord? {
+        try record(.lookUp(key), scope).get()
+        return state.withLock { state in
+            switch key {
+            case .uid(let uid): state.users[uid]
+            case .email(let email): state.users.values.first { $0.email == email }
+            }
+        }
+    }
+
+    func create(_ user: NewFirebaseUser, scope: AdminScope, context: CallContext) async throws(Problem) -> AdminWriteOutcome {
+        try record(.create(user), scope).get()
+        return state.withLock { state in
+            if state.users[user.uid] != nil { return .uidExists }
+            if let email = user.email, Self.emailTaken(email, by: nil, in: state) { return .emailExists }
+            state.users[user.uid] = FirebaseUserRecord(
+                uid: user.uid, displayName: user.displayName, photoURL: user.photoURL, email: user.email,
+                emailVerified: user.emailVerified ?? false, disabled: user.disabled ?? false, validSince: UnixClock.system.now()
+            )
+            return .done
+        }
+    }
+
+    func update(_ update: FirebaseUserUpdate, scope: AdminScope, context: CallContext) async throws(Problem) -> AdminWriteOutcome {
+        try record(.update(update), scope).get()
+        let outcome = state.withLock { state -> Result<AdminWriteOutcome, Problem> in
+            guard var user = state.users[update.uid] else {
+                return .failure(.firebaseAdminRejected("The Admin API refused accounts:update (HTTP 400): USER_NOT_FOUND."))
+            }
+            if let email = update.email, Self.emailTaken(email, by: update.uid, in: state) { return .success(.emailExists) }
+            if let name = update.displayName { user.displayName = name }
+            if let photo = update.photoURL { user.photoURL = photo }
+            if let email = update.email { user.email = email }
+            if let verified = update.emailVerified { user.emailVerified = verified }
+            if let disabled = update.disabled { user.disabled = disabled }
+            if let validSince = update.validSince { user.validSince = validSince }
+            if let attributes = update.customAttributes { user.customAttributes = attributes }
+            if update.deleteAttributes.contains(.displayName) { user.displayName = nil }
+            if update.deleteAttributes.contains(.photoURL) { user.photoURL = nil }
+            state.users[update.uid] = user
+            return .success(.done)
+        }
+        return try outcome.get()
+    }
+
+    func delete(uid: String, scope: AdminScope, context: CallContext) async throws(Problem) {
+        try record(.delete(uid), scope).get()
+        _ = state.withLock { $0.users.removeValue(forKey: uid) }
+    }
+
+    private func record(_ call: Call, _ scope: AdminScope) -> Result<Void, Problem> {
+        state.withLock { state in
+            state.calls.append((call, scope))
+            if let failure = state.failures[call.operation] ?? state.failures["*"] { return .failure(failure) }
+            return .success(())
+        }
+    }
+
+    private static func emailTaken(_ email: String, by uid: String?, in state: State) -> Bool {
+        state.takenEmails.contains(email) || state.users.values.contains { $0.email == email && $0.uid != uid }
+    }
+
+    // MARK: Test controls
+
+    func seed(_ user: FirebaseUserRecord) { state.withLock { $0.users[user.uid] = user } }
+    func user(_ uid: String) -> FirebaseUserRecord? { state.withLock { $0.users[uid] } }
+    func takeEmail(_ email: String) { state.withLock { _ = $0.takenEmails.insert(email) } }
+    /// `operation` is `lookup`, `create`, `update`, `delete` or `*`.
+    func fail(_ operation: String = "*", with problem: Problem?) { state.withLock { $0.failures[operation] = problem } }
+    var calls: [Call] { state.withLock { $0.calls.map(\.call) } }
+    var scopes: [AdminScope] { state.withLock { $0.calls.map(\.scope) } }
+    func resetCalls() { state.withLock { $0.calls.removeAll() } }
 }

@@ -31,6 +31,8 @@ final class RouterWorld: Sendable {
     let identityToolkit: FakeIdentityToolkit
     let backend: FakeBackend
     let certificates: FakeCertificates
+    let googleTokens: FakeGoogleTokens
+    let admin: FakeFirebaseAdmin
     let config: BridgeConfig
     /// Every line the service logged, at trace level.
     let logs: LogSink
@@ -38,8 +40,11 @@ final class RouterWorld: Sendable {
 
     private init(
         kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
-        certificates: FakeCertificates, config: BridgeConfig, logs: LogSink, client: any TestClientProtocol
+        certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, config: BridgeConfig,
+        logs: LogSink, client: any TestClientProtocol
     ) {
+        self.googleTokens = googleTokens
+        self.admin = admin
         self.kakao = kakao
         self.keys = keys
         self.identityToolkit = identityToolkit
@@ -71,17 +76,22 @@ final class RouterWorld: Sendable {
         let certificates = FakeCertificates(keys: keys, maxAge: certificatesMaxAge)
         let kakao = FakeKakao()
         let backend = FakeBackend()
+        let googleTokens = FakeGoogleTokens()
+        let admin = FakeFirebaseAdmin()
         let logs = LogSink.memory()
         let app = try buildApplication(
             config: config,
-            upstreams: BridgeUpstreams(kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates),
+            upstreams: BridgeUpstreams(
+                kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
+                googleTokens: googleTokens, firebaseAdmin: admin
+            ),
             environment: BridgeEnvironment(logger: .bridge(level: "trace", format: "json", sink: logs), clock: options.clock)
         )
         let configured = config
         return try await app.test(.router) { client in
             let world = RouterWorld(
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                config: configured, logs: logs, client: client
+                googleTokens: googleTokens, admin: admin, config: configured, logs: logs, client: client
             )
             // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
             if options.backend {

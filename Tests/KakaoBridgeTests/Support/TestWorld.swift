@@ -26,6 +26,10 @@ final class TestWorld: Sendable {
     let certificates: CertificatesStandIn
     let identityToolkit: IdentityToolkitStandIn
     let backend: BackendStandIn
+    /// The token endpoint, the Admin API and the user store they share with Identity Toolkit.
+    let googleToken: GoogleTokenStandIn
+    let admin: AdminAPIStandIn
+    var users: FirebaseUserStore { admin.users }
     let account: SandboxServiceAccount
     let config: BridgeConfig
     let bridge: RunningBridge
@@ -36,9 +40,12 @@ final class TestWorld: Sendable {
 
     private init(
         kakao: KakaoStandIn, keys: SecureTokenKeys, certificates: CertificatesStandIn,
-        identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn, account: SandboxServiceAccount,
-        config: BridgeConfig, bridge: RunningBridge, http: CurlHTTPClient, servers: Servers, directory: URL
+        identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn, googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn,
+        account: SandboxServiceAccount, config: BridgeConfig, bridge: RunningBridge, http: CurlHTTPClient, servers: Servers,
+        directory: URL
     ) {
+        self.googleToken = googleToken
+        self.admin = admin
         self.http = http
         self.kakao = kakao
         self.keys = keys
@@ -57,7 +64,8 @@ final class TestWorld: Sendable {
         let certificates: StandInServer
         let identityToolkit: StandInServer
         let backend: StandInServer
-        var all: [StandInServer] { [kakao, certificates, identityToolkit, backend] }
+        let googleToken: StandInServer
+        var all: [StandInServer] { [kakao, certificates, identityToolkit, backend, googleToken] }
         var identityToolkitURL: String { identityToolkit.baseURL }
     }
 
@@ -66,12 +74,11 @@ final class TestWorld: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let accountFile = directory.appendingPathComponent("service-account.json")
-        // The service refuses a key file other users can read (mode 600, as an operator would set it).
-        guard FileManager.default.createFile(
-            atPath: accountFile.path, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600]
-        ) else { throw HarnessError("could not write \(accountFile.path)") }
 
         let set = try await StandInSet.start(appID: appID, webAPIKey: apiKey, account: account, tenantID: options.tenantID)
+        // Written once the token-endpoint stand-in listens: its URL is the file's `token_uri`. Mode 600: the service
+        // refuses a key file other users can read.
+        try set.account.writeKeyFile(to: accountFile.path)
         let (kakao, keys, certificates, identityToolkit, backend) = (set.kakao, set.keys, set.certificates, set.identityToolkit, set.backend)
         let (kakaoServer, certificatesServer, identityServer, backendServer) =
             (set.kakaoServer, set.certificatesServer, set.identityToolkitServer, set.backendServer)
@@ -96,8 +103,11 @@ final class TestWorld: Sendable {
         }
         return TestWorld(
             kakao: kakao, keys: keys, certificates: certificates, identityToolkit: identityToolkit, backend: backend,
-            account: account, config: config, bridge: bridge, http: http,
-            servers: Servers(kakao: kakaoServer, certificates: certificatesServer, identityToolkit: identityServer, backend: backendServer),
+            googleToken: set.googleToken, admin: set.admin, account: set.account, config: config, bridge: bridge, http: http,
+            servers: Servers(
+                kakao: kakaoServer, certificates: certificatesServer, identityToolkit: identityServer, backend: backendServer,
+                googleToken: set.googleTokenServer
+            ),
             directory: directory
         )
     }
