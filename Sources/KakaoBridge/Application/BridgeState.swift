@@ -26,6 +26,12 @@ public struct BridgeState: Sendable {
         _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger
     ) throws(StartupFailure) -> BridgeState {
         let account = try loadServiceAccount(config)
+        // The key file names the token endpoint: the same https rule as every configured upstream URL.
+        guard config.upstream.allowInsecure || config.firebase.usesEmulator || ConfigValidation.isSecureOrLoopback(account.tokenURI) else {
+            throw StartupFailure(
+                "firebase.service_account_file: token_uri must be https:// (plain http:// only to a loopback host, or with upstream.allow_insecure: true)"
+            )
+        }
         var config = config
         if config.firebase.projectID.isEmpty { config.firebase.projectID = account.projectID }
         let kakao: any KakaoVerifying = config.kakao.cacheSeconds > 0

@@ -1,5 +1,6 @@
 import BridgeJSON
 import Foundation
+import Logging
 @testable import KakaoBridge
 import OpenSSLCrypto
 import StandIns
@@ -112,5 +113,28 @@ import Testing
             #expect(error.description.contains("chmod 600"))
             #expect(error.description.contains("644"))
         }
+    }
+}
+
+extension HardeningRuleTests {
+    @Test func theKeyFilesTokenEndpointMustBeHTTPSToo() async throws {
+        var account = try SandboxServiceAccount.generate()
+        account.tokenURI = "http://tokens.example.com/token"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sa-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try account.writeKeyFile(to: path)
+        var config = BridgeConfig()
+        config.kakao.appID = 1
+        config.firebase.serviceAccountFile = path
+        let keys = try SecureTokenKeys()
+        let upstreams = BridgeUpstreams(
+            kakao: FakeKakao(), identityToolkit: FakeIdentityToolkit(keys: keys, projectID: account.projectID),
+            backend: FakeBackend(), certificates: FakeCertificates(keys: keys),
+            googleTokens: FakeGoogleTokens(), firebaseAdmin: FakeFirebaseAdmin()
+        )
+        let logger = Logger(label: "test")
+        #expect(throws: StartupFailure.self) { try BridgeState.assemble(config, upstreams: upstreams, clock: .system, logger: logger) }
+        config.upstream.allowInsecure = true
+        _ = try BridgeState.assemble(config, upstreams: upstreams, clock: .system, logger: logger)
     }
 }
