@@ -11,18 +11,11 @@ enum JWTBearerAssertion {
     static let lifetimeSeconds: Int64 = 3600
 
     static func make(for account: ServiceAccount, now: Int64) throws(CustomTokenError) -> String {
-        var header = JSONWriter(capacity: 96)
-        header.openObject()
-        header.key("alg")
-        header.string("RS256")
-        header.key("typ")
-        header.string("JWT")
-        header.key("kid")
-        header.string(account.privateKeyID)
-        header.closeObject()
-        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(payload(for: account, now: now))
         do {
-            return signingInput + "." + Base64URL.encode(try account.privateKey.signRS256(Array(signingInput.utf8)))
+            return try JWTEncoding.signedRS256(
+                encodedHeader: JWTEncoding.encodedRS256Header(kid: account.privateKeyID), payload: payload(for: account, now: now),
+                key: account.privateKey
+            )
         } catch {
             throw CustomTokenError("signing the access-token assertion failed: \(error)")
         }

@@ -22,16 +22,7 @@ public struct CustomTokenMinter: Sendable {
         self.ttlSeconds = Int64(min(max(ttlSeconds, 1), 3600))
         self.tenantID = (tenantID?.isEmpty ?? true) ? nil : tenantID
         self.clock = clock
-        var header = JSONWriter(capacity: 96)
-        header.openObject()
-        header.key("alg")
-        header.string("RS256")
-        header.key("typ")
-        header.string("JWT")
-        header.key("kid")
-        header.string(account.privateKeyID)
-        header.closeObject()
-        self.encodedHeader = Base64URL.encode(header.bytes)
+        self.encodedHeader = JWTEncoding.encodedRS256Header(kid: account.privateKeyID)
     }
 
     public var ttl: Int { Int(ttlSeconds) }
@@ -40,10 +31,10 @@ public struct CustomTokenMinter: Sendable {
     public func mint(uid: String, kakaoID: Int64) throws(CustomTokenError) -> String {
         guard (1...128).contains(uid.utf16.count) else { throw CustomTokenError("uid must be 1 to 128 UTF-16 code units") }
         let now = clock.now()
-        let signingInput = encodedHeader + "." + Base64URL.encode(payloadJSON(uid: uid, kakaoID: kakaoID, now: now))
         do {
-            let signature = try account.privateKey.signRS256(Array(signingInput.utf8))
-            return signingInput + "." + Base64URL.encode(signature)
+            return try JWTEncoding.signedRS256(
+                encodedHeader: encodedHeader, payload: payloadJSON(uid: uid, kakaoID: kakaoID, now: now), key: account.privateKey
+            )
         } catch {
             throw CustomTokenError("signing failed: \(error)")
         }

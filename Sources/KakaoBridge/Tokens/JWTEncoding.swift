@@ -1,3 +1,4 @@
+import BridgeJSON
 import OpenSSLCrypto
 
 /// The compact serialisation of a JWS: `base64url(header).base64url(payload).base64url(signature)`.
@@ -12,5 +13,28 @@ enum JWTEncoding {
         else { return nil }
         let signingInput = Array(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
         return (header, payload, signingInput, signature)
+    }
+}
+
+extension JWTEncoding {
+    /// The header of every JWT the service signs (custom tokens, access-token assertions), base64url-encoded:
+    /// `{"alg":"RS256","typ":"JWT","kid":<the service account's private_key_id>}`.
+    static func encodedRS256Header(kid: String) -> String {
+        var header = JSONWriter(capacity: 96)
+        header.openObject()
+        header.key("alg")
+        header.string("RS256")
+        header.key("typ")
+        header.string("JWT")
+        header.key("kid")
+        header.string(kid)
+        header.closeObject()
+        return Base64URL.encode(header.bytes)
+    }
+
+    /// `header.payload.signature`, the signature RS256 by `key` over the first two segments.
+    static func signedRS256(encodedHeader: String, payload: [UInt8], key: RSAPrivateKey) throws(CryptoError) -> String {
+        let signingInput = encodedHeader + "." + Base64URL.encode(payload)
+        return signingInput + "." + Base64URL.encode(try key.signRS256(Array(signingInput.utf8)))
     }
 }
