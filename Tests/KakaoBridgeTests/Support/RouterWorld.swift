@@ -19,7 +19,7 @@ final class RouterWorld: Sendable {
     static let account: (file: String, account: SandboxServiceAccount) = {
         let account = try! SandboxServiceAccount.generate(projectID: "bridge-router-test")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-router-\(UUID().uuidString).json").path
-        FileManager.default.createFile(atPath: path, contents: Data(account.json().utf8), attributes: [.posixPermissions: 0o600])
+        try! account.writeKeyFile(to: path)
         return (path, account)
     }()
     /// One set of certificate keys per test process too (a 2048-bit key and a certificate each world would cost more than
