@@ -40,10 +40,14 @@ import Testing
         source.gate.withLock { $0 = .seconds(3) }
         let started = ContinuousClock.now
         #expect(try await cache.key(for: kid, context: context) != nil)
-        #expect(ContinuousClock.now - started < .milliseconds(500), "a request waited for the refetch")
-        // The refetch runs in the background.
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(source.fetches.load(ordering: .relaxed) == 2)
+        #expect(ContinuousClock.now - started < .seconds(2), "a request waited for the 3 s refetch")
+        // The refetch runs in the background (it starts a moment later; on a loaded machine that moment can be long).
+        var refetching = false
+        for _ in 0..<300 where !refetching {
+            refetching = source.fetches.load(ordering: .relaxed) == 2
+            if !refetching { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(refetching)
     }
 
     @Test func staleKeysServeWhileRefetchesFailButNotBeyondADay() async throws {
@@ -100,6 +104,6 @@ import Testing
         let started = ContinuousClock.now
         waiting.cancel()
         #expect(await waiting.value == nil)
-        #expect(ContinuousClock.now - started < .milliseconds(500))
+        #expect(ContinuousClock.now - started < .seconds(2), "waited for the 5 s work")
     }
 }
