@@ -94,9 +94,14 @@ extension JSONValue {
     }
 
     /// Compact, object members in key order, slashes unescaped (Google and Kakao do not escape them either).
-    public var serialized: [UInt8] { jsonBytes }
+    public var serialized: [UInt8] {
+        var writer = JSONWriter()
+        writer.sortsKeys = true
+        writer.value(self)
+        return writer.bytes
+    }
 
-    public var serializedString: String { String(decoding: jsonBytes, as: UTF8.self) }
+    public var serializedString: String { String(decoding: serialized, as: UTF8.self) }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,

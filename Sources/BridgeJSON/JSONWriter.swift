@@ -1,11 +1,14 @@
 /// Appends JSON to a byte array: the one way the service writes JSON (answers, problem bodies, upstream requests, token
 /// payloads, log lines). `JSONEncoder` goes through the `Encodable` machinery and a `Data` copy, several times the cost of
 /// writing the bytes. Output is what `JSONEncoder` with `.withoutEscapingSlashes` writes: slashes unescaped, `nil`
-/// members omitted, whole doubles without `.0`; `JSONValue` objects are written in key order, so output is stable.
+/// members omitted, whole doubles without `.0`; `JSONValue` objects in key order when `sortsKeys` is set.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     /// Whether the next value or key in the current container needs a comma before it.
     private var needsComma = false
+    /// `JSONValue` objects in key order (stable output for stand-ins and files); off on the hot path, where the order
+    /// of a passed-through object does not matter and sorting its keys would cost every answer.
+    public var sortsKeys = false
 
     public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
@@ -85,9 +88,16 @@ public struct JSONWriter {
             closeArray()
         case .object(let members):
             openObject()
-            for name in members.keys.sorted() {
-                key(name)
-                self.value(members[name]!)
+            if sortsKeys {
+                for name in members.keys.sorted() {
+                    key(name)
+                    self.value(members[name]!)
+                }
+            } else {
+                for (name, member) in members {
+                    key(name)
+                    self.value(member)
+                }
             }
             closeObject()
         }

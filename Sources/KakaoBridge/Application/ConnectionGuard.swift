@@ -78,7 +78,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let requestTimeout: TimeAmount
     private var counted = false
     private var refused = false
-    private var deadline: Scheduled<Void>?
+    /// When the request being read began (its first byte); `nil` between requests.
+    private var requestStarted: NIODeadline?
+    /// One timer per connection, re-armed when it fires: scheduling and cancelling a timer for every request would cost
+    /// every request an allocation and two timer-heap operations.
+    private var check: Scheduled<Void>?
 
     init(connections: ConnectionCount, requestTimeout: TimeAmount) {
         self.connections = connections
@@ -101,22 +105,41 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if counted { connections.leave() }
         counted = false
-        deadline?.cancel()
-        deadline = nil
+        check?.cancel()
+        check = nil
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        if deadline == nil {
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            let timeout = requestTimeout
-            deadline = context.eventLoop.scheduleTask(in: timeout) {
-                let problem = Problem.invalidRequest("The request did not arrive whole within server.request_timeout_seconds.")
-                Self.answer(loopBound.value, status: "400 Bad Request", problem)
-            }
+        if requestStarted == nil {
+            let now = NIODeadline.now()
+            requestStarted = now
+            if check == nil { arm(context, at: now + requestTimeout) }
         }
         context.fireChannelRead(data)
+    }
+
+    /// At `when`: a request still being read past its deadline is answered 400 and the connection closed; otherwise the
+    /// check moves to the current request's deadline, or one timeout ahead when no request is being read.
+    private func arm(_ context: ChannelHandlerContext, at when: NIODeadline) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        check = context.eventLoop.scheduleTask(deadline: when) {
+            let (handler, context) = loopBound.value
+            handler.check = nil
+            guard !handler.refused, context.channel.isActive else { return }
+            let now = NIODeadline.now()
+            guard let started = handler.requestStarted else {
+                handler.arm(context, at: now + handler.requestTimeout)
+                return
+            }
+            guard now < started + handler.requestTimeout else {
+                let problem = Problem.invalidRequest("The request did not arrive whole within server.request_timeout_seconds.")
+                Self.answer(context, status: "400 Bad Request", problem)
+                return
+            }
+            handler.arm(context, at: started + handler.requestTimeout)
+        }
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -124,8 +147,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.triggerUserOutboundEvent(event, promise: promise)
             return
         }
-        deadline?.cancel()
-        deadline = nil
+        requestStarted = nil
         promise?.succeed()
     }
 
