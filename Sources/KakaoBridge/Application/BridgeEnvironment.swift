@@ -19,6 +19,8 @@ public struct BridgeEnvironment: Sendable {
     public var onServerRunning: @Sendable (Int) async -> Void
     /// `nil` when the configuration did not come from a file (tests, sandbox): SIGHUP is then ignored.
     public var reload: Reload?
+    /// Outlives every reload: a webhook that arrived before a SIGHUP still counts after it.
+    public var unlinkedUsers: UnlinkedKakaoUsers
 
     public init(
         logger: Logger, clock: UnixClock = .system, reload: Reload? = nil,
@@ -28,5 +30,6 @@ public struct BridgeEnvironment: Sendable {
         self.clock = clock
         self.reload = reload
         self.onServerRunning = onServerRunning
+        self.unlinkedUsers = UnlinkedKakaoUsers(clock: clock)
     }
 }

@@ -20,10 +20,13 @@ public struct BridgeState: Sendable {
     let userSync: UserSync?
     /// Present exactly when the hook is on and `hook.check_revoked` is set.
     let revocation: RevocationCheck?
+    /// Kakao users unlinked in the last day (docs/api.md#kakaos-unlink-webhook); one memory for the process, kept across reloads.
+    let unlinkedUsers: UnlinkedKakaoUsers
 
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(
-        _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger
+        _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger,
+        unlinkedUsers: UnlinkedKakaoUsers? = nil
     ) throws(StartupFailure) -> BridgeState {
         let account = try loadServiceAccount(config)
         // The key file names the token endpoint: the same https rule as every configured upstream URL.
@@ -66,7 +69,8 @@ public struct BridgeState: Sendable {
             backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend,
             idTokens: idTokens, hookSecret: Array(config.hook.secret.utf8),
             firebaseAdmin: admin, userSync: userSync,
-            revocation: idTokens != nil && config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil
+            revocation: idTokens != nil && config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
+            unlinkedUsers: unlinkedUsers ?? UnlinkedKakaoUsers(clock: clock)
         )
     }
 

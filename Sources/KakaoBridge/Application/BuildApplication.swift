@@ -9,7 +9,9 @@ import NIOCore
 public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
-    let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger)
+    let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger,
+        unlinkedUsers: environment.unlinkedUsers
+    )
     logStart(state.config, logger: environment.logger)
     let holder = StateHolder(state)
     let onServerRunning = environment.onServerRunning

@@ -40,7 +40,8 @@ struct ReloadService: Service, CustomStringConvertible {
         let state: BridgeState
         do {
             state = try BridgeState.assemble(
-                config, upstreams: reload.upstreams(config), clock: environment.clock, logger: logger
+                config, upstreams: reload.upstreams(config), clock: environment.clock, logger: logger,
+                unlinkedUsers: environment.unlinkedUsers
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
