@@ -7,6 +7,8 @@ import Synchronization
 /// verify Firebase tokens itself, asks the bridge's hook who the user is.
 public final class BackendStandIn: Sendable {
     public static let path = "/login-complete"
+    /// Where the bridge tells the backend about unlinks (`backend.unlink_url`).
+    public static let unlinkPath = "/kakao-unlinked"
 
     /// What the bridge sent to the backend.
     public struct LoginRequest: Sendable, Equatable {
@@ -26,6 +28,9 @@ public final class BackendStandIn: Sendable {
         var lastHookStatus: Int?
         var lastHookAnswer: JSONValue?
         var lastRequest: LoginRequest?
+        var unlinkSecret: String?
+        var unlinkFault = FaultSlot<StandInFault>()
+        var unlinkNotices: [JSONValue] = []
     }
 
     private let state = Mutex(State())
@@ -43,6 +48,23 @@ public final class BackendStandIn: Sendable {
     /// After this, every login is confirmed with `POST url` and `Authorization: Bearer <secret>`.
     public func configureHook(url: String, secret: String) {
         state.withLock { $0.hook = Hook(url: url, secret: secret) }
+    }
+
+    /// The unlink URL then requires `Authorization: Bearer <secret>` (the bridge sends `hook.secret`).
+    public func configureUnlink(secret: String) {
+        state.withLock { $0.unlinkSecret = secret }
+    }
+
+    /// Faults of the unlink URL only.
+    public func setUnlinkFault(_ fault: StandInFault?, times: Int? = nil) {
+        state.withLock { $0.unlinkFault.set(fault, times: times) }
+    }
+
+    /// Every unlink notice accepted, as sent: `{"uid", "kakao_id", "referrer_type"}`.
+    public var unlinkNotices: [JSONValue] { state.withLock { $0.unlinkNotices } }
+
+    public static func unlinkURL(on server: StandInServer) -> String {
+        server.baseURL + unlinkPath
     }
 
     public func removeHook() {
@@ -66,6 +88,7 @@ public final class BackendStandIn: Sendable {
             $0.lastHookStatus = nil
             $0.lastHookAnswer = nil
             $0.lastRequest = nil
+            $0.unlinkNotices = []
         }
     }
 
@@ -73,6 +96,9 @@ public final class BackendStandIn: Sendable {
         let router = Router()
         router.post(RouterPath(Self.path)) { request, _ in
             try await self.answer(request)
+        }
+        router.post(RouterPath(Self.unlinkPath)) { request, _ in
+            try await self.unlinked(request)
         }
         return try await StandInServer.start(name: "backend", router: router, logger: logger)
     }
@@ -125,6 +151,23 @@ public final class BackendStandIn: Sendable {
         }
         let user: JSONValue = .object(["uid": .string(uid), "kakao_id": .int(kakaoID)])
         return Reply.json(200, ["meta": .object(["code": .int(200)]), "user": user], contentType: "application/json")
+    }
+
+    /// A strict receiver: the bearer secret, JSON, exactly `uid` (string or null), `kakao_id` (integer) and
+    /// `referrer_type`, or 400/401 as a careful backend would answer.
+    private func unlinked(_ request: Request) async throws -> Response {
+        let (fault, secret) = state.withLock { ($0.unlinkFault.take(), $0.unlinkSecret) }
+        if let replacement = try await fault?.apply() { return replacement }
+        if let secret, request.headers[.authorization] != "Bearer \(secret)" { return Self.meta(401) }
+        let bytes = try await request.bodyBytes()
+        guard request.mediaType == "application/json", let body = JSONValue.parse(bytes)?.objectValue,
+              Set(body.keys) == ["uid", "kakao_id", "referrer_type"], body["kakao_id"]?.intValue != nil,
+              body["uid"]?.stringValue != nil || body["uid"] == .null
+        else {
+            return Self.meta(400)
+        }
+        state.withLock { $0.unlinkNotices.append(.object(body)) }
+        return Self.meta(200)
     }
 
     private static func meta(_ code: Int) -> Response {

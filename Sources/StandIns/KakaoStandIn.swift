@@ -53,6 +53,17 @@ public final class KakaoStandIn: Sendable {
         _ = state.withLock { $0.tokens.removeValue(forKey: token) }
     }
 
+    /// What Kakao does when a person unlinks the app (before it calls the unlink webhook): every token of theirs stops
+    /// working. Returns how many there were.
+    @discardableResult
+    public func unlink(userID: Int64) -> Int {
+        state.withLock { state in
+            let theirs = state.tokens.filter { $0.value.user.id == userID }.map(\.key)
+            for token in theirs { state.tokens[token] = nil }
+            return theirs.count
+        }
+    }
+
     /// `times` nil keeps the fault until it is cleared with `setFault(nil)`; otherwise it clears itself
     /// after that many answers (per endpoint).
     public func setFault(_ fault: KakaoFault?, endpoint: KakaoEndpoint = .both, times: Int? = nil) {

@@ -54,6 +54,8 @@ public final class StandInSet: Sendable {
     public var certificatesURL: String { CertificatesStandIn.url(on: certificatesServer) }
     /// `backend.login_complete_url`
     public var backendURL: String { BackendStandIn.url(on: backendServer) }
+    /// `backend.unlink_url`
+    public var backendUnlinkURL: String { BackendStandIn.unlinkURL(on: backendServer) }
 
     /// The service account's `token_uri`.
     public var googleTokenURL: String { googleToken.url }

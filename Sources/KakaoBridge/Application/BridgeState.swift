@@ -22,6 +22,10 @@ public struct BridgeState: Sendable {
     let revocation: RevocationCheck?
     /// Kakao users unlinked in the last day (docs/api.md#kakaos-unlink-webhook); one memory for the process, kept across reloads.
     let unlinkedUsers: UnlinkedKakaoUsers
+    /// The verified-token cache, when on: the unlink webhook drops a user's entries from it.
+    let kakaoCache: KakaoVerificationCache?
+    /// Present exactly when `backend.unlink_url` is set.
+    let unlinkNotifier: (any UnlinkNotifying)?
 
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(
@@ -37,9 +41,13 @@ public struct BridgeState: Sendable {
         }
         var config = config
         if config.firebase.projectID.isEmpty { config.firebase.projectID = account.projectID }
-        let kakao: any KakaoVerifying = config.kakao.cacheSeconds > 0
-            ? KakaoVerificationCache(wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock)
-            : upstreams.kakao
+        let unlinkedUsers = unlinkedUsers ?? UnlinkedKakaoUsers(clock: clock)
+        let kakaoCache = config.kakao.cacheSeconds > 0
+            ? KakaoVerificationCache(
+                wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: unlinkedUsers
+            )
+            : nil
+        let kakao: any KakaoVerifying = kakaoCache ?? upstreams.kakao
         let minter = CustomTokenMinter(
             account: account, ttlSeconds: config.firebase.customTokenTTLSeconds, tenantID: config.firebase.tenantID, clock: clock
         )
@@ -61,7 +69,7 @@ public struct BridgeState: Sendable {
         let mode = UserSync.Mode(rawValue: config.firebase.userSync) ?? .bestEffort
         let userSync = mode == .off ? nil : UserSync(
             admin: admin, mode: mode, cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock),
-            logger: logger
+            logger: logger, linksByEmail: config.linking.byVerifiedEmail
         )
         return BridgeState(
             config: config, kakao: kakao, minter: minter,
@@ -70,7 +78,8 @@ public struct BridgeState: Sendable {
             idTokens: idTokens, hookSecret: Array(config.hook.secret.utf8),
             firebaseAdmin: admin, userSync: userSync,
             revocation: idTokens != nil && config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
-            unlinkedUsers: unlinkedUsers ?? UnlinkedKakaoUsers(clock: clock)
+            unlinkedUsers: unlinkedUsers, kakaoCache: kakaoCache,
+            unlinkNotifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier
         )
     }
 

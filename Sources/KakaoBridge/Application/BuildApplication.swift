@@ -17,7 +17,7 @@ public func buildApplication(
     let onServerRunning = environment.onServerRunning
     let reload = ReloadService(holder: holder, environment: environment, startup: config)
     let application = Application(
-        router: buildRouter(holder: holder),
+        router: buildRouter(holder: holder, clock: environment.clock),
         server: guardedHTTP1(config.server),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
         services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
@@ -52,7 +52,7 @@ func logStart(_ config: BridgeConfig, logger: Logger) {
     }
 }
 
-func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {
+func buildRouter(holder: StateHolder, clock: UnixClock = .system) -> Router<BridgeRequestContext> {
     let router = Router(context: BridgeRequestContext.self)
     // Order matters: the access log and metrics sit outside `ProblemMiddleware` to see the status the client gets, and
     // inside `ClientAddressMiddleware` to see the real client; rate limiting throws a problem, so it sits inside.
@@ -62,9 +62,13 @@ func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: RateLimitMiddleware(holder: holder))
+    let hookLimit = HookRateLimit()
     TokenExchangeController(holder: holder).register(on: router)
+    // Constant paths under /v1/kakao/ before the legacy route's parameter, so that they are never taken for a token.
+    UnlinkController(holder: holder, clock: clock).register(on: router)
     LegacyController(holder: holder).register(on: router)
-    LoginCompleteController(holder: holder, hookLimit: HookRateLimit()).register(on: router)
+    LoginCompleteController(holder: holder, hookLimit: hookLimit).register(on: router)
+    RevokeController(holder: holder, hookLimit: hookLimit, clock: clock).register(on: router)
     HealthController(holder: holder).register(on: router)
     MetricsEndpoint().register(on: router)
     return router

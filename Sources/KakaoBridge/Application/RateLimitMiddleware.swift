@@ -9,7 +9,11 @@ import Metrics
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = BridgeRequestContext
 
-    static let exemptRoutes: Set<String> = ["/healthz", "/readyz", "/metrics", LoginCompleteController.route]
+    static let exemptRoutes: Set<String> = [
+        "/healthz", "/readyz", "/metrics", LoginCompleteController.route, RevokeController.route,
+        // Kakao's servers call it for every user who leaves, from a few addresses; the admin key authenticates it.
+        UnlinkController.route,
+    ]
 
     let holder: StateHolder
     let limiter: RateLimiter

@@ -16,6 +16,8 @@ public final class KakaoVerificationCache: KakaoVerifying {
     private let ttl: Int64
     private let maxEntries: Int
     private let clock: UnixClock
+    /// A verification that was under way when the user's unlink webhook arrived is not stored.
+    private let unlinkedUsers: UnlinkedKakaoUsers?
     private let state = Mutex(State())
     private let flights = SingleFlight<TokenDigest, Result<VerifiedKakaoToken, Problem>>()
     // Resolved once: looking a metric up in the registry per request costs a lock and a hash of its labels.
@@ -23,11 +25,22 @@ public final class KakaoVerificationCache: KakaoVerifying {
     private let misses = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "miss")])
     private let shared = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "shared")])
 
-    public init(wrapping inner: any KakaoVerifying, ttlSeconds: Int, maxEntries: Int = defaultMaxEntries, clock: UnixClock = .system) {
+    public init(
+        wrapping inner: any KakaoVerifying, ttlSeconds: Int, maxEntries: Int = defaultMaxEntries, clock: UnixClock = .system,
+        unlinkedUsers: UnlinkedKakaoUsers? = nil
+    ) {
         self.inner = inner
         self.ttl = Int64(max(ttlSeconds, 0))
         self.maxEntries = max(1, maxEntries)
         self.clock = clock
+        self.unlinkedUsers = unlinkedUsers
+    }
+
+    /// Drops every cached verification of one Kakao user at once (the unlink webhook,
+    /// docs/api.md#kakaos-unlink-webhook); returns how many there were.
+    @discardableResult
+    public func dropUser(_ kakaoID: Int64) -> Int {
+        state.withLock { $0.dropUser(kakaoID) }
     }
 
     public func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
@@ -41,6 +54,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
             // Shielded: callers that joined this verification must still get their answer when the first caller goes
             // away (its client hung up) and its task is cancelled.
             let inner = self.inner
+            let startedAt = clock.now()
             let outcome = await Task { () async -> Result<VerifiedKakaoToken, Problem> in
                 do throws(Problem) {
                     return .success(try await inner.verifyReportingLifetime(accessToken: accessToken, context: context))
@@ -48,7 +62,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
                     return .failure(error)
                 }
             }.value
-            if case .success(let verified) = outcome { store(key, verified) }
+            if case .success(let verified) = outcome { store(key, verified, startedAt: startedAt) }
             return outcome
         }
         (joined ? shared : misses).increment()
@@ -63,7 +77,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
         return state.withLock { state -> VerifiedKakaoToken? in
             guard let entry = state.entries[key] else { return nil }
             guard now < entry.trustedUntil else {
-                state.entries[key] = nil
+                state.remove(key)
                 return nil
             }
             return VerifiedKakaoToken(user: entry.user, expiresIn: entry.tokenExpiresAt.map { $0 - now })
@@ -71,8 +85,10 @@ public final class KakaoVerificationCache: KakaoVerifying {
     }
 
     /// Failures are never stored: a token Kakao refused a moment ago may be fine after Kakao recovers.
-    private func store(_ key: TokenDigest, _ verified: VerifiedKakaoToken) {
+    private func store(_ key: TokenDigest, _ verified: VerifiedKakaoToken, startedAt: Int64) {
         guard ttl > 0 else { return }
+        // Seconds are coarse: a verification that began in the second of the unlink is not trusted either.
+        if let unlinkedAt = unlinkedUsers?.unlinkedAt(verified.user.id), unlinkedAt >= startedAt { return }
         let now = clock.now()
         var trustedUntil = now + ttl
         if let expiresIn = verified.expiresIn { trustedUntil = min(trustedUntil, now + expiresIn) }
@@ -96,6 +112,9 @@ public final class KakaoVerificationCache: KakaoVerifying {
 
     private struct State {
         var entries: [TokenDigest: Entry] = [:]
+        /// Kakao user id → the digests of their entries, for `dropUser`. Kept exact: every removal from `entries`
+        /// goes through `remove`.
+        var byUser: [Int64: [TokenDigest]] = [:]
         /// Insertion order for eviction; `head` is the oldest slot still in use. A slot whose serial no longer matches its
         /// entry was superseded by a later insertion of the same token and is skipped.
         var order: [(key: TokenDigest, serial: UInt64)] = []
@@ -106,7 +125,13 @@ public final class KakaoVerificationCache: KakaoVerifying {
             var entry = entry
             nextSerial &+= 1
             entry.serial = nextSerial
-            if entries.updateValue(entry, forKey: key) == nil {
+            if let previous = entries.updateValue(entry, forKey: key) {
+                if previous.user.id != entry.user.id {
+                    unindex(key, user: previous.user.id)
+                    byUser[entry.user.id, default: []].append(key)
+                }
+            } else {
+                byUser[entry.user.id, default: []].append(key)
                 dropOldest(now: now, keeping: maxEntries)
             }
             order.append((key, nextSerial))
@@ -123,9 +148,26 @@ public final class KakaoVerificationCache: KakaoVerifying {
                     continue
                 }
                 guard entries.count > maxEntries || entry.trustedUntil <= now else { break }
-                entries[key] = nil
+                remove(key)
                 head += 1
             }
+        }
+
+        mutating func remove(_ key: TokenDigest) {
+            guard let entry = entries.removeValue(forKey: key) else { return }
+            unindex(key, user: entry.user.id)
+        }
+
+        mutating func dropUser(_ kakaoID: Int64) -> Int {
+            guard let keys = byUser.removeValue(forKey: kakaoID) else { return 0 }
+            for key in keys { entries[key] = nil }
+            return keys.count
+        }
+
+        private mutating func unindex(_ key: TokenDigest, user: Int64) {
+            guard var keys = byUser[user] else { return }
+            keys.removeAll { $0 == key }
+            byUser[user] = keys.isEmpty ? nil : keys
         }
 
         private mutating func compact() {

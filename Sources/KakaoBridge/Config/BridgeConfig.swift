@@ -21,6 +21,12 @@ public struct BridgeConfig: Sendable, Equatable {
         public var uidPrefix = "kakao:"
         /// 0 turns the verified-token cache off.
         public var cacheSeconds = 60
+        /// Kakao's admin key of our app; empty switches the unlink webhook off (docs/api.md#kakaos-unlink-webhook). A secret.
+        public var adminKey = ""
+        /// What an unlink does to the Firebase user: `revoke`, `disable`, `delete` or `none`.
+        public var unlinkAction = "revoke"
+        /// The webhook's steps all finish inside this; Kakao waits 3 s for its 200.
+        public var unlinkDeadlineMS = 2500
         public init() {}
     }
 
@@ -60,6 +66,8 @@ public struct BridgeConfig: Sendable, Equatable {
     public struct Backend: Sendable, Equatable {
         /// Empty switches step 6 off.
         public var loginCompleteURL = ""
+        /// Empty: the backend is not told about unlinks (docs/api.md#kakaos-unlink-webhook).
+        public var unlinkURL = ""
         public init() {}
     }
 
@@ -73,6 +81,13 @@ public struct BridgeConfig: Sendable, Equatable {
 
     public struct Legacy: Sendable, Equatable {
         public var enabled = true
+        public init() {}
+    }
+
+    public struct Linking: Sendable, Equatable {
+        /// A first Kakao login with a verified email signs into the existing Firebase user of that verified email
+        /// (docs/api.md#linking-to-an-existing-firebase-account).
+        public var byVerifiedEmail = false
         public init() {}
     }
 
@@ -106,6 +121,7 @@ public struct BridgeConfig: Sendable, Equatable {
     public var backend = Backend()
     public var hook = Hook()
     public var legacy = Legacy()
+    public var linking = Linking()
     public var upstream = Upstream()
     public var rateLimit = RateLimit()
     public var log = Log()

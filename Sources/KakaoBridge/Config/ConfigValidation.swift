@@ -9,6 +9,7 @@ enum ConfigValidation {
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let logFormats = ["json", "text"]
     static let userSyncModes = ["off", "best_effort", "required"]
+    static let unlinkActions = ["revoke", "disable", "delete", "none"]
     /// Firebase uids are at most 128 characters (UTF-16 code units, as Google counts them) and a Kakao id has up to 20
     /// digits.
     static let maxUIDPrefixLength = 128 - 20
@@ -60,6 +61,9 @@ enum ConfigValidation {
         }
         range(kakao.cacheSeconds, 0...maxKakaoCacheSeconds, "kakao.cache_seconds",
               " (0 turns the cache off; a token Kakao revoked must not keep working for longer)")
+        check(unlinkActions.contains(kakao.unlinkAction), "kakao.unlink_action",
+              "must be one of \(unlinkActions.joined(separator: ", ")), got \"\(kakao.unlinkAction)\"")
+        range(kakao.unlinkDeadlineMS, 100...2900, "kakao.unlink_deadline_ms", " (Kakao waits 3 s for the webhook's answer)")
 
         let firebase = config.firebase
         check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
@@ -85,6 +89,14 @@ enum ConfigValidation {
         url(config.backend.loginCompleteURL, "backend.login_complete_url", optional: true)
         check(config.backend.loginCompleteURL.isEmpty || !firebase.webAPIKey.isEmpty, "backend.login_complete_url",
               "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
+
+        url(config.backend.unlinkURL, "backend.unlink_url", optional: true)
+        check(config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty, "backend.unlink_url",
+              "needs kakao.admin_key (the unlink webhook, which this URL is told about, is off without it)")
+        check(config.backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
+              "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
+        check(!config.linking.byVerifiedEmail || firebase.userSync != "off", "linking.by_verified_email",
+              "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
 
         check(config.hook.secret.isEmpty || config.hook.secret.utf8.count >= 32, "hook.secret",
               "must be at least 32 bytes, or empty to turn the hook off (generate one with `openssl rand -hex 32`)")

@@ -21,60 +21,85 @@ struct UserSync: Sendable {
         case cached
         case disabled
         case failed
+        /// The login signed into an existing account of the same verified email (docs/api.md#linking-to-an-existing-firebase-account).
+        case linked
+        /// Linking found the email's account linked to another Kakao user (`account_conflict`).
+        case conflict
+    }
+
+    /// Who the login signs in as, and whether this login created that Firebase user (`is_new_user`).
+    struct Result: Sendable, Equatable {
+        var uid: String
+        var created: Bool
+        /// The uid is an existing account the Kakao user is linked to (`is_new_user` is then false).
+        var linked = false
     }
 
     /// What one run of the sync found; shared by the logins that waited for it.
-    private enum Step: Sendable {
-        case synced(Outcome)
-        case disabled
-        case failed(Problem)
+    enum Step: Sendable {
+        case synced(Outcome, uid: String)
+        /// A decision, not an outage: refused in every mode (`user_disabled`, `account_conflict`).
+        case refused(Problem, Outcome)
+        /// Google failed. `resolvedUID` is the uid to mint for when it was known before the failure; without it a
+        /// `best_effort` login cannot go on honestly when linking may point elsewhere.
+        case failed(Problem, resolvedUID: String?)
     }
 
     let admin: FirebaseAdmin
     let mode: Mode
     let cache: UserRecordCache
     let logger: Logger
+    /// `linking.by_verified_email`. Link records made earlier are followed whatever this says.
+    let linksByEmail: Bool
     private let flights = SingleFlight<String, Step>()
     private let meters = SyncMeters()
 
-    init(admin: FirebaseAdmin, mode: Mode, cache: UserRecordCache, logger: Logger) {
+    init(admin: FirebaseAdmin, mode: Mode, cache: UserRecordCache, logger: Logger, linksByEmail: Bool = false) {
         self.admin = admin
         self.mode = mode
         self.cache = cache
         self.logger = logger
+        self.linksByEmail = linksByEmail
     }
 
-    /// Whether this login created the Firebase user (`is_new_user`).
-    func sync(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Bool {
-        if cache.isInStep(uid: uid, with: user) {
+    func sync(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Result {
+        if let mintUID = cache.inStepUID(uid: uid, with: user) {
             meters.count(.cached)
-            return false
+            return Result(uid: mintUID, created: false, linked: mintUID != uid)
         }
         let (step, _) = await flights.run(uid) { () async -> Step in
             let step = await reconcile(uid: uid, user: user, context: context)
-            if case .synced = step { cache.remember(uid: uid, profile: user) }
+            if case .synced(_, let mintUID) = step { cache.remember(uid: uid, profile: user, mintUID: mintUID) }
             return step
         }
         switch step {
-        case .synced(let outcome):
+        case .synced(let outcome, let mintUID):
             meters.count(outcome)
             if outcome == .created { logger.info("created the Firebase user", metadata: Self.metadata(uid, context)) }
-            return outcome == .created
-        case .disabled:
-            meters.count(.disabled)
-            logger.notice("refused a disabled Firebase user", metadata: Self.metadata(uid, context))
-            throw Problem.userDisabled()
-        case .failed(let problem):
+            if outcome == .linked {
+                var metadata = Self.metadata(uid, context)
+                metadata["linked_uid"] = "\(mintUID)"
+                logger.info("linked the Kakao user to an existing Firebase user by verified email", metadata: metadata)
+            }
+            return Result(uid: mintUID, created: outcome == .created, linked: mintUID != uid)
+        case .refused(let problem, let outcome):
+            meters.count(outcome)
+            var metadata = Self.metadata(uid, context)
+            metadata["code"] = "\(problem.codeName)"
+            logger.notice("refused the login", metadata: metadata)
+            throw problem
+        case .failed(let problem, let resolvedUID):
             meters.count(.failed)
             var metadata = Self.metadata(uid, context)
             metadata["code"] = "\(problem.codeName)"
             metadata["detail"] = "\(problem.detail)"
             metadata["mode"] = "\(mode.rawValue)"
-            guard mode == .required else {
+            guard mode == .required || resolvedUID == nil else {
                 logger.warning("user sync failed; the login goes on (firebase.user_sync: best_effort)", metadata: metadata)
-                return false
+                let mintUID = resolvedUID ?? uid
+                return Result(uid: mintUID, created: false, linked: mintUID != uid)
             }
-            logger.warning("user sync failed; the login is refused (firebase.user_sync: required)", metadata: metadata)
+            logger.warning("user sync failed; the login is refused", metadata: metadata)
             throw problem
         }
     }
@@ -82,14 +107,41 @@ struct UserSync: Sendable {
     // MARK: The rules
 
     private func reconcile(uid: String, user: KakaoUser, context: CallContext) async -> Step {
+        // Without linking, the uid is known before Google answers; with it, only once the lookups have said.
+        var resolved: String? = linksByEmail ? nil : uid
         do throws(Problem) {
             guard let record = try await admin.lookUp(.uid(uid), context: context) else {
-                return try await create(uid: uid, user: user, context: context)
+                return try await firstLogin(uid: uid, user: user, context: context)
             }
-            return try await bringInStep(record, user: user, context: context)
+            guard let attributes = CustomAttributes(record.customAttributes), let linkedUID = attributes.linkedUID else {
+                resolved = uid
+                return try await bringInStep(record, user: user, context: context)
+            }
+            guard let linked = try await admin.lookUp(.uid(linkedUID), context: context) else {
+                // The account it stood for is gone: the link record goes too, and this is a first login again.
+                try await admin.delete(uid: uid, context: context)
+                logger.notice("deleted a link record whose account no longer exists", metadata: Self.metadata(uid, context))
+                return try await firstLogin(uid: uid, user: user, context: context)
+            }
+            resolved = linkedUID
+            return try await bringInStep(linked, user: user, extra: Self.keepProfile, context: context)
         } catch {
-            return error.codeName == "user_disabled" ? .disabled : .failed(error)
+            switch error.codeName {
+            case "user_disabled": return .refused(error, .disabled)
+            case "account_conflict": return .refused(error, .conflict)
+            default: return .failed(error, resolvedUID: resolved)
+            }
         }
+    }
+
+    /// `kakao:<id>` does not exist: link to the account of the same verified email when linking is on and one fits,
+    /// otherwise create the user.
+    private func firstLogin(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Step {
+        if linksByEmail, let email = Self.shownEmail(user),
+           let step = try await link(uid: uid, email: email, user: user, context: context) {
+            return step
+        }
+        return try await create(uid: uid, user: user, context: context)
     }
 
     private func create(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Step {
@@ -100,14 +152,14 @@ struct UserSync: Sendable {
         }
         var outcome = try await admin.create(new, context: context)
         if outcome == .emailExists {
-            // Another Firebase user holds the email: this one is created without it (linking is §9's business).
+            // Another Firebase user holds the email: this one is created without it.
             new.email = nil
             new.emailVerified = nil
             outcome = try await admin.create(new, context: context)
         }
         switch outcome {
         case .done:
-            return .synced(.created)
+            return .synced(.created, uid: uid)
         case .uidExists:
             // Another instance created the user a moment ago: bring that record in step instead.
             guard let record = try await admin.lookUp(.uid(uid), context: context) else {
@@ -119,21 +171,25 @@ struct UserSync: Sendable {
         }
     }
 
-    private func bringInStep(_ record: FirebaseUserRecord, user: KakaoUser, context: CallContext) async throws(Problem) -> Step {
-        if record.disabled { return .disabled }
-        let update = Self.changes(from: record, to: user)
-        if update.isEmpty { return .synced(.unchanged) }
+    func bringInStep(
+        _ record: FirebaseUserRecord, user: KakaoUser, extra: (inout FirebaseUserUpdate) -> Void = { _ in },
+        outcome done: Outcome = .updated, context: CallContext
+    ) async throws(Problem) -> Step {
+        if record.disabled { throw Problem.userDisabled() }
+        var update = Self.changes(from: record, to: user)
+        extra(&update)
+        if update.isEmpty { return .synced(done == .updated ? .unchanged : done, uid: record.uid) }
         switch try await admin.update(update, context: context) {
         case .done:
-            return .synced(.updated)
+            return .synced(done, uid: record.uid)
         case .emailExists, .uidExists:
             // The email belongs to another user: the rest of the update is sent again without it.
             let rest = update.withoutEmail
-            if rest.isEmpty { return .synced(.unchanged) }
+            if rest.isEmpty { return .synced(done == .updated ? .unchanged : done, uid: record.uid) }
             guard try await admin.update(rest, context: context) == .done else {
                 throw Problem.firebaseAdminRejected("The Admin API refused accounts:update without an email: EMAIL_EXISTS.")
             }
-            return .synced(.updated)
+            return .synced(done, uid: record.uid)
         }
     }
 

@@ -30,6 +30,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case idTokenRevoked = "id_token_revoked"
         case firebaseAdminRejected = "firebase_admin_rejected"
         case firebaseAdminUnavailable = "firebase_admin_unavailable"
+        case accountConflict = "account_conflict"
 
         var status: HTTPResponse.Status {
             switch self {
@@ -40,6 +41,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
                 .idTokenRevoked: .unauthorized
             case .userDisabled: .forbidden
+            case .accountConflict: .conflict
             case .rateLimited: .tooManyRequests
             case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
                 .firebaseAdminRejected, .firebaseAdminUnavailable: .badGateway
@@ -75,6 +77,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .idTokenRevoked: "ID token revoked"
             case .firebaseAdminRejected: "Firebase Admin API rejected the request"
             case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
+            case .accountConflict: "Account conflict"
             }
         }
     }
@@ -88,13 +91,15 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public var retryAfterSeconds: Int?
     /// Methods for `Allow` (405).
     public var allow: [String] = []
+    /// Set only by `asUnlinkFailure()`: the webhook answers 503 whatever step failed.
+    private var statusOverride: HTTPResponse.Status?
 
     private init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = detail
     }
 
-    public var status: HTTPResponse.Status { code.status }
+    public var status: HTTPResponse.Status { statusOverride ?? code.status }
     public var codeName: String { code.rawValue }
     public var title: String { code.title }
     public var description: String { "\(code.rawValue): \(detail)" }
@@ -118,7 +123,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public static func tokenMismatch() -> Problem {
         Problem(.tokenMismatch, "The Firebase ID token and the Kakao token belong to different users.")
     }
-    public static func unauthorized() -> Problem { Problem(.unauthorized, "Missing or wrong hook secret.") }
+    public static func unauthorized(_ detail: String = "Missing or wrong hook secret.") -> Problem { Problem(.unauthorized, detail) }
     public static func rateLimited(retryAfterSeconds: Int) -> Problem {
         var problem = Problem(.rateLimited, "Too many requests from this client; retry after \(retryAfterSeconds) s.")
         problem.retryAfterSeconds = retryAfterSeconds
@@ -134,6 +139,10 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         var problem = Problem(.backendRejected, "The backend answered \(login.status).")
         problem.login = login
         return problem
+    }
+    /// The backend refused the unlink notice (docs/api.md#kakaos-unlink-webhook).
+    public static func backendUnlinkRejected(status: Int) -> Problem {
+        Problem(.backendRejected, "The backend answered \(status) to the unlink notice.")
     }
     public static func backendUnavailable(_ detail: String) -> Problem { Problem(.backendUnavailable, detail) }
     public static func upstreamTimeout(_ upstream: String) -> Problem {
@@ -152,6 +161,18 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public static func firebaseAdminRejected(_ detail: String) -> Problem { Problem(.firebaseAdminRejected, detail) }
     /// Google's token endpoint or the Admin API answered 5xx or could not be reached.
     public static func firebaseAdminUnavailable(_ detail: String) -> Problem { Problem(.firebaseAdminUnavailable, detail) }
+    /// Linking by email (docs/api.md#linking-to-an-existing-firebase-account) found the email's Firebase user already
+    /// linked to another Kakao user.
+    public static func accountConflict() -> Problem {
+        Problem(.accountConflict, "The Firebase account with this verified email is already linked to another Kakao user.")
+    }
+    /// The unlink webhook's failure (docs/api.md#kakaos-unlink-webhook): the failing step's code and detail, as 503, so
+    /// that Kakao records a failure rather than the service's upstreams' 502 or 504.
+    public func asUnlinkFailure() -> Problem {
+        var problem = self
+        problem.statusOverride = .serviceUnavailable
+        return problem
+    }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }

@@ -35,9 +35,17 @@ struct LoginCompleteController {
         try await state.revocation?.check(verified, context: context.callContext)
         try BearerToken.validate(kakaoToken)
         let user = try await state.kakao.verify(accessToken: kakaoToken, context: context.callContext)
-        let uid = state.config.kakao.uidPrefix + String(user.id)
-        guard verified.subject == uid else { throw Problem.tokenMismatch() }
-        return JSONResponse.ok(json: Reply(uid: uid, kakao: user, claims: verified.claims))
+        guard Self.sameUser(verified, user, uidPrefix: state.config.kakao.uidPrefix) else { throw Problem.tokenMismatch() }
+        return JSONResponse.ok(json: Reply(uid: verified.subject, kakao: user, claims: verified.claims))
+    }
+
+    /// The ID token is the Kakao user's when its `sub` is `kakao:<id>`, or when it carries `kakao_id` equal to the Kakao
+    /// id: a login linked to an existing account (docs/api.md#linking-to-an-existing-firebase-account) signs in as that
+    /// account, and both the custom token's claims and the account's custom claims put `kakao_id` into its ID tokens.
+    static func sameUser(_ token: VerifiedIDToken, _ user: KakaoUser, uidPrefix: String) -> Bool {
+        if token.subject == uidPrefix + String(user.id) { return true }
+        guard let claim = token.claims["kakao_id"] else { return false }
+        return (claim.intValue ?? claim.stringValue.flatMap { Int64($0) }) == user.id
     }
 
     /// `Authorization: Bearer <hook secret>`; anything else, including no header, is `unauthorized` (never `missing_token`:
@@ -52,22 +60,7 @@ struct LoginCompleteController {
 
     /// `{"kakao_token": "…", "token": "…"}`, at most 64 KiB; other members are ignored.
     static func readBody(_ request: Request) async throws(Problem) -> (kakaoToken: String, idToken: String) {
-        // An announced length over the cap is refused at once, not after waiting for bytes that may never come.
-        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > RequestLimits.maxBodyBytes {
-            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
-        }
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: RequestLimits.maxBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
-        } catch {
-            throw Problem.invalidRequest("The body could not be read.")
-        }
-        guard let json = JSONValue.parse(buffer.readableBytesView), case .object = json else {
-            throw Problem.invalidRequest("The body must be a JSON object with `kakao_token` and `token`.")
-        }
+        let json = try await JSONBody.read(request, what: "a JSON object with `kakao_token` and `token`")
         guard let kakaoToken = json["kakao_token"]?.stringValue, !kakaoToken.isEmpty else {
             throw Problem.invalidRequest("`kakao_token` must be a non-empty string.")
         }

@@ -10,16 +10,20 @@ struct LoginFlow: Sendable {
         var user: KakaoUser
         /// The user sync created the Firebase user during this login.
         var createdUser: Bool
+        /// The login signed into an existing account linked by email.
+        var linked = false
     }
 
     /// Steps 2–3 with the user sync between them: what the legacy route needs. A disabled user gets no custom token.
     func mint(kakaoToken: String, context: CallContext) async throws(Problem) -> Minted {
         let user = try await state.kakao.verify(accessToken: kakaoToken, context: context)
-        let uid = state.config.kakao.uidPrefix + String(user.id)
-        let created = try await state.userSync?.sync(uid: uid, user: user, context: context) ?? false
+        let kakaoUID = state.config.kakao.uidPrefix + String(user.id)
+        // The sync decides the uid: `kakao:<id>`, or the account it is linked to (docs/api.md#linking-to-an-existing-firebase-account).
+        let synced = try await state.userSync?.sync(uid: kakaoUID, user: user, context: context)
+            ?? UserSync.Result(uid: kakaoUID, created: false)
         do {
-            let token = try state.minter.mint(uid: uid, kakaoID: user.id)
-            return Minted(uid: uid, customToken: token, user: user, createdUser: created)
+            let token = try state.minter.mint(uid: synced.uid, kakaoID: user.id)
+            return Minted(uid: synced.uid, customToken: token, user: user, createdUser: synced.created, linked: synced.linked)
         } catch {
             // Only a broken key gets here; the service cannot go on honestly.
             throw Problem.notReady("The custom token could not be signed.")
@@ -35,7 +39,8 @@ struct LoginFlow: Sendable {
         guard let identityToolkit = state.identityToolkit else { return response }
         var session = try await identityToolkit.signIn(customToken: minted.customToken, context: context)
         // The sync's create comes first, so Identity Toolkit then sees an existing user; the login still made it.
-        session.isNewUser = session.isNewUser || minted.createdUser
+        // A linked login signs into an account that existed before (docs/api.md#linking-to-an-existing-firebase-account).
+        session.isNewUser = !minted.linked && (session.isNewUser || minted.createdUser)
         response.firebase = session
         guard let backend = state.backend else { return response }
         let login = try await backend.completeLogin(kakaoToken: kakaoToken, idToken: session.idToken, context: context)

@@ -5,10 +5,14 @@ import Synchronization
 public struct CallContext: Sendable {
     public var requestID: String
     public var timings: UpstreamTimings
+    /// A deadline for every call of the request together (the unlink webhook's); each call still has its own
+    /// `upstream.timeout_ms` and ends at whichever comes first.
+    public var deadline: ContinuousClock.Instant?
 
-    public init(requestID: String, timings: UpstreamTimings = UpstreamTimings()) {
+    public init(requestID: String, timings: UpstreamTimings = UpstreamTimings(), deadline: ContinuousClock.Instant? = nil) {
         self.requestID = requestID
         self.timings = timings
+        self.deadline = deadline
     }
 }
 

@@ -7,6 +7,8 @@ struct RetryPolicy: Sendable {
     static let kakao = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(50))
     /// Google's token endpoint and the Admin API's reads: once more on a connection failure or a 5xx.
     static let google = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(50))
+    /// A notice that may be delivered twice (the backend's unlink URL): once more on a connection failure.
+    static let once = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(50))
     static let none = RetryPolicy(maxRetries: 0, baseDelay: .zero)
 
     /// Sleeps before retry number `attempt` (1-based); `false` when the pause would not leave time for the retry.

@@ -14,6 +14,8 @@ struct Upstream: Sendable {
         case googleToken = "google_token"
         /// The Firebase Auth Admin API (Identity Toolkit's `projects/{project}/accounts…`).
         case adminAPI = "admin_api"
+        /// The backend's unlink URL (`backend.unlink_url`).
+        case backendUnlink = "backend_unlink"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.
@@ -57,7 +59,8 @@ struct Upstream: Sendable {
 
     /// The first attempt of each request, sent together: one suspension for all of them, and their latencies overlap.
     func startAll(_ requests: [HTTPRequest], _ failures: FailureMap, context: CallContext) async -> [Attempt] {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var deadline = ContinuousClock.now.advanced(by: timeout)
+        if let overall = context.deadline { deadline = min(deadline, overall) }
         let outcomes = await sendAll(requests, deadline: deadline, context: context)
         return zip(requests, outcomes).map { request, outcome in
             Attempt(request: request, failures: failures, deadline: deadline, verdict: failures.verdict(outcome))

@@ -308,3 +308,25 @@ final class FakeFirebaseAdmin: FirebaseAdminCalling {
     var scopes: [AdminScope] { state.withLock { $0.calls.map(\.scope) } }
     func resetCalls() { state.withLock { $0.calls.removeAll() } }
 }
+
+/// The backend's unlink URL: records every notice; can fail with a problem.
+final class FakeUnlinkNotifier: UnlinkNotifying {
+    private struct State {
+        var notices: [UnlinkNotice] = []
+        var failure: Problem?
+    }
+
+    private let state = Mutex(State())
+
+    func notify(_ notice: UnlinkNotice, context: CallContext) async throws(Problem) {
+        let failure = state.withLock { state -> Problem? in
+            if let failure = state.failure { return failure }
+            state.notices.append(notice)
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    var notices: [UnlinkNotice] { state.withLock { $0.notices } }
+}

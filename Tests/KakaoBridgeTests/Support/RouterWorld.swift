@@ -33,6 +33,7 @@ final class RouterWorld: Sendable {
     let certificates: FakeCertificates
     let googleTokens: FakeGoogleTokens
     let admin: FakeFirebaseAdmin
+    let unlinks: FakeUnlinkNotifier
     let config: BridgeConfig
     /// Every line the service logged, at trace level.
     let logs: LogSink
@@ -40,9 +41,10 @@ final class RouterWorld: Sendable {
 
     private init(
         kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
-        certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, config: BridgeConfig,
-        logs: LogSink, client: any TestClientProtocol
+        certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, unlinks: FakeUnlinkNotifier,
+        config: BridgeConfig, logs: LogSink, client: any TestClientProtocol
     ) {
+        self.unlinks = unlinks
         self.googleTokens = googleTokens
         self.admin = admin
         self.kakao = kakao
@@ -78,12 +80,13 @@ final class RouterWorld: Sendable {
         let backend = FakeBackend()
         let googleTokens = FakeGoogleTokens()
         let admin = FakeFirebaseAdmin()
+        let unlinks = FakeUnlinkNotifier()
         let logs = LogSink.memory()
         let app = try buildApplication(
             config: config,
             upstreams: BridgeUpstreams(
                 kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                googleTokens: googleTokens, firebaseAdmin: admin
+                googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks
             ),
             environment: BridgeEnvironment(logger: .bridge(level: "trace", format: "json", sink: logs), clock: options.clock)
         )
@@ -91,7 +94,7 @@ final class RouterWorld: Sendable {
         return try await app.test(.router) { client in
             let world = RouterWorld(
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                googleTokens: googleTokens, admin: admin, config: configured, logs: logs, client: client
+                googleTokens: googleTokens, admin: admin, unlinks: unlinks, config: configured, logs: logs, client: client
             )
             // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
             if options.backend {

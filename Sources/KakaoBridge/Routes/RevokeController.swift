@@ -1,0 +1,64 @@
+import BridgeJSON
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke): "log out everywhere" for backends without an Admin SDK.
+/// Authenticated by the hook secret, as the hook, and switched off (404) with it. Sets the user's `validSince` to now,
+/// so every refresh token issued before stops working and `hook.check_revoked` refuses the older ID tokens.
+struct RevokeController {
+    let holder: StateHolder
+    let hookLimit: HookRateLimit
+    let clock: UnixClock
+
+    static let route = "/v1/users/revoke"
+
+    func register(on router: Router<BridgeRequestContext>) {
+        router.post(RouterPath(Self.route), use: revoke)
+        router.refuseOtherMethods(RouterPath(Self.route), allow: ["POST"])
+    }
+
+    struct Reply: JSONWritable {
+        var uid: String
+        var validSince: Int64
+
+        func write(to writer: inout JSONWriter) {
+            writer.openObject()
+            writer.key("uid")
+            writer.string(uid)
+            writer.key("valid_since")
+            writer.int(validSince)
+            writer.closeObject()
+        }
+    }
+
+    @Sendable func revoke(_ request: Request, context: BridgeRequestContext) async throws -> Response {
+        let state = try holder.require()
+        guard state.idTokens != nil else { throw Problem.notFound() }
+        try LoginCompleteController.authorize(request, secret: state.hookSecret)
+        try hookLimit.take(perMinute: state.config.rateLimit.hookPerMinute)
+        let uid = try await Self.readUID(request)
+
+        let admin = state.firebaseAdmin
+        guard try await admin.lookUp(.uid(uid), context: context.callContext) != nil else {
+            throw Problem.notFound("No Firebase user has this uid.")
+        }
+        var update = FirebaseUserUpdate(uid: uid)
+        let now = clock.now()
+        update.validSince = now
+        guard try await admin.update(update, context: context.callContext) == .done else {
+            throw Problem.firebaseAdminRejected("The Admin API refused accounts:update (validSince).")
+        }
+        context.logger.info("revoked the user's sessions", metadata: ["uid": "\(uid)", "request_id": "\(context.requestID)"])
+        return JSONResponse.ok(json: Reply(uid: uid, validSince: now))
+    }
+
+    /// `{"uid": "…"}`: a non-empty string of at most 128 characters (Firebase's limit), at most 64 KiB of body.
+    static func readUID(_ request: Request) async throws(Problem) -> String {
+        let json = try await JSONBody.read(request, what: "a JSON object with `uid`")
+        guard let uid = json["uid"]?.stringValue, !uid.isEmpty, uid.utf16.count <= 128 else {
+            throw Problem.invalidRequest("`uid` must be a non-empty string of at most 128 characters.")
+        }
+        return uid
+    }
+}

@@ -1,0 +1,90 @@
+import Hummingbird
+import Logging
+import NIOCore
+import OpenSSLCrypto
+
+/// `GET` and `POST /v1/kakao/unlink` (docs/api.md#kakaos-unlink-webhook): Kakao's unlink webhook. Kakao sends the same
+/// parameters in the query (GET) or as a form body (POST), with `Authorization: KakaoAK <admin key>`, and counts anything
+/// but a 200 within 3 s as a failure.
+///
+/// Registered explicitly, so that `unlink` is never taken for the legacy route's token; 404 while `kakao.admin_key` is
+/// empty.
+struct UnlinkController {
+    let holder: StateHolder
+    let clock: UnixClock
+    let meters = UnlinkMeters()
+
+    static let route = "/v1/kakao/unlink"
+
+    func register(on router: Router<BridgeRequestContext>) {
+        router.get(RouterPath(Self.route), use: unlink)
+        router.post(RouterPath(Self.route), use: unlink)
+        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET", "POST"])
+    }
+
+    @Sendable func unlink(_ request: Request, context: BridgeRequestContext) async throws -> Response {
+        let state = try holder.require()
+        guard !state.config.kakao.adminKey.isEmpty else { throw Problem.notFound() }
+        try Self.authorize(request, adminKey: Array(state.config.kakao.adminKey.utf8))
+        let event = try await Self.event(from: request, appID: state.config.kakao.appID)
+
+        var call = context.callContext
+        call.deadline = ContinuousClock.now.advanced(by: .milliseconds(state.config.kakao.unlinkDeadlineMS))
+        let (outcome, uid, problem) = await KakaoUnlink(state: state, clock: clock).run(event, context: call)
+        meters.count(outcome)
+        var metadata: Logger.Metadata = [
+            "kakao_id": "\(event.kakaoID)", "referrer_type": "\(event.referrerType ?? "")", "request_id": "\(context.requestID)",
+            "action": "\(state.config.kakao.unlinkAction)",
+        ]
+        if let uid { metadata["uid"] = "\(uid)" }
+        if let problem {
+            metadata["code"] = "\(problem.codeName)"
+            metadata["detail"] = "\(problem.detail)"
+            context.logger.error("unlink webhook failed; Kakao is told so with a 503", metadata: metadata)
+            throw problem.asUnlinkFailure()
+        }
+        context.logger.info("unlinked a Kakao user", metadata: metadata)
+        return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "OK")))
+    }
+
+    /// `Authorization: KakaoAK <admin key>`, the key compared in constant time.
+    static func authorize(_ request: Request, adminKey: [UInt8]) throws(Problem) {
+        let refusal = Problem.unauthorized("Missing or wrong Kakao admin key (`Authorization: KakaoAK <admin key>`).")
+        guard let header = request.headers[.authorization] else { throw refusal }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "kakaoak" else { throw refusal }
+        guard constantTimeEquals(Array(String(parts[1]).trimmingSpaces().utf8), adminKey) else { throw refusal }
+    }
+
+    /// `app_id` must be ours (401, as a wrong key: only our app's webhook may act), `user_id` a positive Kakao id (400).
+    static func event(from request: Request, appID: Int64) async throws(Problem) -> KakaoUnlink.Event {
+        var fields = FormFields.parse(Substring(request.uri.query ?? ""))
+        if request.method == .post {
+            let body = try await Self.formBody(request)
+            if !body.isEmpty { fields = body }
+        }
+        guard let app = fields["app_id"], Int64(app) == appID else {
+            throw Problem.unauthorized("The webhook's app_id is not this service's Kakao app.")
+        }
+        guard let text = fields["user_id"], let kakaoID = Int64(text), kakaoID > 0 else {
+            throw Problem.invalidRequest("`user_id` must be a positive Kakao user id.")
+        }
+        return KakaoUnlink.Event(kakaoID: kakaoID, referrerType: fields["referrer_type"])
+    }
+
+    private static func formBody(_ request: Request) async throws(Problem) -> [String: String] {
+        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > RequestLimits.maxBodyBytes {
+            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: RequestLimits.maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
+        } catch {
+            throw Problem.invalidRequest("The body could not be read.")
+        }
+        return FormFields.parse(Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)))
+    }
+}
