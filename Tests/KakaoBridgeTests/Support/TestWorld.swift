@@ -11,6 +11,8 @@ final class TestWorld: Sendable {
         var firebase = false
         var backend = false
         var hook = false
+        /// Kakao's unlink webhook on, with the backend stand-in's unlink URL (and the hook secret it needs).
+        var unlink = false
         var tenantID: String?
         var clock: UnixClock = .system
         var configure: @Sendable (inout BridgeConfig) -> Void = { _ in }
@@ -20,6 +22,7 @@ final class TestWorld: Sendable {
     static let otherAppID: Int64 = 777
     static let apiKey = "test-web-api-key"
     static let hookSecret = "0123456789abcdef0123456789abcdef-hook"
+    static let adminKey = "fedcba9876543210fedcba9876543210"
 
     let kakao: KakaoStandIn
     let keys: SecureTokenKeys
@@ -93,7 +96,12 @@ final class TestWorld: Sendable {
         if let tenant = options.tenantID { config.firebase.tenantID = tenant }
         if options.firebase || options.backend { config.firebase.webAPIKey = apiKey }
         if options.backend { config.backend.loginCompleteURL = BackendStandIn.url(on: backendServer) }
-        if options.hook || options.backend { config.hook.secret = hookSecret }
+        if options.hook || options.backend || options.unlink { config.hook.secret = hookSecret }
+        if options.unlink {
+            config.kakao.adminKey = adminKey
+            config.backend.unlinkURL = BackendStandIn.unlinkURL(on: backendServer)
+            backend.configureUnlink(secret: hookSecret)
+        }
         options.configure(&config)
 
         let http = CurlHTTPClient()
@@ -166,6 +174,17 @@ final class TestWorld: Sendable {
 
     func exchange(_ token: String) async throws -> Reply {
         try await get("/v1/token-exchange", headers: [("Authorization", "Bearer " + token)])
+    }
+
+    /// Kakao's unlink webhook as Kakao sends it: GET with a query, or POST with a form body.
+    func unlinkWebhook(userID: Int64, referrer: String = "UNLINK_FROM_APPS", post: Bool = false) async throws -> Reply {
+        let fields = "app_id=\(Self.appID)&user_id=\(userID)&referrer_type=\(referrer)"
+        let authorization = ("Authorization", "KakaoAK " + Self.adminKey)
+        if !post { return try await get("/v1/kakao/unlink?" + fields, headers: [authorization]) }
+        return Reply(try await http.execute(HTTPRequest(
+            method: .post, url: bridge.baseURL + "/v1/kakao/unlink",
+            headers: [authorization, ("Content-Type", "application/x-www-form-urlencoded")], body: Array(fields.utf8)
+        )))
     }
 }
 
