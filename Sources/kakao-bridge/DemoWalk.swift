@@ -10,7 +10,7 @@ struct DemoWalk {
     let world: SandboxWorld
     let bridgeURL: String
     let http: CurlHTTPClient
-    private(set) var failures: [String] = []
+    var failures: [String] = []
 
     init(world: SandboxWorld, bridgeURL: String, http: CurlHTTPClient) {
         self.world = world
@@ -41,6 +41,8 @@ struct DemoWalk {
             "a user whose Firebase account is disabled (user \(SandboxWorld.disabledUser.id))", token: world.tokens.disabled,
             expecting: "user_disabled", status: 403
         )
+        // Last: it ends the valid user's Kakao login.
+        await walkUnlink()
     }
 
     // MARK: The six steps
@@ -214,7 +216,7 @@ struct DemoWalk {
 
     // MARK: Plumbing
 
-    private mutating func get(_ path: String, token: String) async -> Answer? {
+    mutating func get(_ path: String, token: String) async -> Answer? {
         let request = CurlHTTP.HTTPRequest(
             method: .get, url: bridgeURL + path, headers: [("Authorization", "Bearer " + token)], timeout: .seconds(20)
         )
@@ -228,21 +230,21 @@ struct DemoWalk {
         }
     }
 
-    private func heading(_ step: Int, _ title: String) {
+    func heading(_ step: Int, _ title: String) {
         Console.out("Step \(step)  \(title)")
     }
 
-    private func detail(_ label: String, _ value: String) {
+    func detail(_ label: String, _ value: String) {
         let padded = label.count < 17 ? label + String(repeating: " ", count: 17 - label.count) : label + " "
         Console.out("        " + padded + value)
     }
 
-    private func passed() {
+    func passed() {
         Console.out("        ok")
         Console.out("")
     }
 
-    private mutating func fail(_ step: Int, _ why: String) {
+    mutating func fail(_ step: Int, _ why: String) {
         Console.out("        FAILED: \(why)")
         Console.out("")
         failures.append("step \(step): \(why)")

@@ -12,6 +12,9 @@ enum SandboxBanner {
         let user = SandboxWorld.validUser
         let exchange = "\(bridge)/v1/token-exchange"
         let hook = "\(bridge)/v1/login-complete"
+        let unlink = "\(bridge)/v1/kakao/unlink"
+        let uid = config.kakao.uidPrefix + String(user.id)
+        let unlinkFields = "app_id=\(config.kakao.appID)&user_id=\(user.id)&referrer_type=UNLINK_FROM_APPS"
         return [
             "kakao-bridge sandbox: the bridge listens on \(bridge) with all six steps on; Kakao, Google and the backend are local stand-ins.",
             "",
@@ -31,7 +34,8 @@ enum SandboxBanner {
             "  expired    \(tokens.expired)   refused, 401 invalid_kakao_token",
             "  disabled   \(tokens.disabled)   user \(SandboxWorld.disabledUser.id), whose Firebase user is disabled: refused, 403 user_disabled",
             "",
-            "Hook secret (backend -> POST /v1/login-complete): \(world.hookSecret)",
+            "Hook secret (backend -> POST /v1/login-complete, POST /v1/users/revoke): \(world.hookSecret)",
+            "Kakao admin key (Kakao -> the unlink webhook): \(config.kakao.adminKey)",
             "",
             "Try it:",
             "  # steps 2-6: Kakao verifies, the bridge mints, Identity Toolkit signs in, the backend completes the login",
@@ -52,6 +56,14 @@ enum SandboxBanner {
             "  ID_TOKEN=$(curl -s -H 'Authorization: Bearer \(tokens.valid)' \(exchange) | jq -r .firebase.id_token)",
             "  curl -s -X POST -H 'Authorization: Bearer \(world.hookSecret)' -H 'Content-Type: application/json' "
                 + "-d '{\"kakao_token\":\"\(tokens.valid)\",\"token\":\"'\"$ID_TOKEN\"'\"}' \(hook)",
+            "  # \"log out everywhere\", as a backend without an Admin SDK does it: validSince = now for the user",
+            "  curl -s -X POST -H 'Authorization: Bearer \(world.hookSecret)' -H 'Content-Type: application/json' "
+                + "-d '{\"uid\":\"\(uid)\"}' \(bridge)/v1/users/revoke",
+            "  # Kakao's unlink webhook, as Kakao calls it when the user unlinks the app (GET, or POST with a form body):",
+            "  # revokes the user's Firebase sessions (kakao.unlink_action: \(config.kakao.unlinkAction)), drops their cached",
+            "  # verifications and tells the backend; the accounts:lookup line above then shows the new validSince",
+            "  curl -s -H 'Authorization: KakaoAK \(config.kakao.adminKey)' '\(unlink)?\(unlinkFields)'",
+            "  curl -s -X POST -H 'Authorization: KakaoAK \(config.kakao.adminKey)' -d '\(unlinkFields)' \(unlink)",
             "  # health",
             "  curl -s \(bridge)/readyz",
             "",

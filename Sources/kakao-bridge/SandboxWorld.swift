@@ -67,6 +67,8 @@ final class SandboxWorld: Sendable {
                 "BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE": accountFile,
                 "BRIDGE_FIREBASE_WEB_API_KEY": webAPIKey,
                 "BRIDGE_HOOK_SECRET": randomHex(bytes: 32),
+                // Kakao's admin keys are 32 hex digits; this one only opens this run's webhook.
+                "BRIDGE_KAKAO_ADMIN_KEY": randomHex(bytes: 16),
             ]
             if let host = options.host { generated["BRIDGE_SERVER_HOST"] = host }
             if let port = options.port { generated["BRIDGE_SERVER_PORT"] = String(port) }
@@ -85,6 +87,8 @@ final class SandboxWorld: Sendable {
             config.firebase.identityToolkitURL = standIns.identityToolkitBaseURL
             config.firebase.securetokenCertsURL = standIns.certificatesURL
             config.backend.loginCompleteURL = standIns.backendURL
+            config.backend.unlinkURL = standIns.backendUnlinkURL
+            standIns.backend.configureUnlink(secret: config.hook.secret)
 
             let kakao = standIns.kakao
             let expired = kakao.issueToken(for: expiredUser)

@@ -28,7 +28,11 @@ struct CLITests {
         #expect(run.stdout.contains("displayName      Ryan"))
         #expect(run.stdout.contains("photoUrl         https://k.kakaocdn.net/dn/sandbox/img_640x640.jpg"))
         #expect(run.stdout.contains("email            r…@example.com   emailVerified true"))
-        #expect(run.stdout.contains("demo: all six steps, the Firebase user record and the three refusals behaved as expected."))
+        // The lifecycle's end: Kakao's webhook, what it left in Firebase and at the backend, the cached token refused.
+        #expect(run.stdout.contains("Unlink: user 4242000001 unlinks the app"))
+        #expect(run.stdout.contains("backend told     {\"kakao_id\":4242000001"))
+        #expect(run.stdout.contains("Refused: the unlinked user's Kakao token"))
+        #expect(run.stdout.contains("demo: all six steps, the Firebase user record, the three refusals and the unlink behaved as expected."))
         let tokenLike = try Regex("[A-Za-z0-9_-]{40,}")
         let printed = run.stdout + run.stderr
         let leaks = printed.matches(of: tokenLike).map { String(printed[$0.range]) }
@@ -105,6 +109,32 @@ struct CLITests {
         #expect(response.status == 200, "\(body)")
         #expect(body.contains("\"id_token\""))
         #expect(body.contains("\"login\""))
+
+        // The printed webhook line, as Kakao calls it, revokes the user's sessions: the printed lookup line shows a
+        // validSince no earlier than the call.
+        let webhook = try #require(sandbox.stdout.split(separator: "\n").first { $0.hasPrefix("  curl -s -H 'Authorization: KakaoAK ") })
+        let webhookParts = webhook.split(separator: "'")
+        try #require(webhookParts.count == 4)
+        let lookup = try #require(sandbox.stdout.split(separator: "\n").first { $0.contains("accounts:lookup") })
+        let lookupParts = lookup.split(separator: "'")
+        try #require(lookupParts.count == 7)
+        func readValidSince() async throws -> Int64? {
+            let reply = try await http.execute(CurlHTTP.HTTPRequest(
+                method: .post, url: lookupParts[6].trimmingCharacters(in: .whitespaces),
+                headers: [("Authorization", "Bearer owner"), ("Content-Type", "application/json")],
+                body: Array(lookupParts[5].utf8), timeout: .seconds(20)
+            ))
+            let user = JSONValue.parse(reply.body)?["users"]?.arrayValue?.first
+            return user?["validSince"]?.stringValue.flatMap { Int64($0) }
+        }
+        let before = try #require(try await readValidSince())
+        try await Task.sleep(for: .milliseconds(1100))
+        let unlinked = try await http.execute(CurlHTTP.HTTPRequest(
+            method: .get, url: String(webhookParts[3]),
+            headers: [("Authorization", String(webhookParts[1].dropFirst("Authorization: ".count)))], timeout: .seconds(20)
+        ))
+        #expect(unlinked.status == 200, "\(String(decoding: unlinked.body, as: UTF8.self))")
+        #expect(try #require(try await readValidSince()) > before)
 
         // A second sandbox on the same port explains what to do instead of a stack of NIO errors.
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init))
