@@ -1,5 +1,6 @@
 import BridgeJSON
 import Foundation
+import StandIns
 @testable import KakaoBridge
 import Testing
 
@@ -11,6 +12,7 @@ struct OpsNginxTests {
         var options = TestWorld.Options()
         // nginx connects from 127.0.0.2 (proxy_bind below); only that address is a trusted proxy.
         options.configure = { $0.server.trustedProxies = [CIDR("127.0.0.2/32")!] }
+        options.unlink = true
         try await TestWorld.with(options) { world in
             let nginx = try await Nginx.start(bridgePort: world.bridge.port)
             defer { nginx.stop() }
@@ -49,6 +51,14 @@ struct OpsNginxTests {
             let allowed = try Curl.run(nginx.https + "/metrics", ["--interface", "127.0.0.2"])
             #expect(allowed.status == 200)
             #expect(allowed.body.contains("kakao_bridge_requests_total"))
+            // Kakao's webhook comes from outside and gets through; the revoke endpoint is internal like the hook.
+            let unlink = try Curl.run(
+                nginx.https + "/v1/kakao/unlink?app_id=\(TestWorld.appID)&user_id=1234567890&referrer_type=UNLINK_FROM_APPS",
+                ["-H", "Authorization: KakaoAK " + TestWorld.adminKey]
+            )
+            #expect(unlink.status == 200, "unlink webhook through nginx: \(unlink.body)")
+            #expect(world.backend.unlinkNotices.count == 1)
+            #expect(try Curl.run(nginx.https + "/v1/users/revoke", ["-X", "POST", "-d", "{}"]).status == 403)
             // Bodies over 64 KiB stop at nginx.
             let big = String(repeating: "a", count: 70 * 1024)
             #expect(try Curl.run(nginx.https + "/v1/token-exchange", ["-X", "POST", "-d", big]).status == 413)

@@ -35,6 +35,14 @@ import Testing
         #expect(!hook.contains("limit_req"))
         #expect(site.contains("limit_req_zone $binary_remote_addr zone=kakao_bridge_clients"))
         #expect(site.contains("limit_req_status 429;"))
+        // Kakao's webhook is exposed (Kakao calls it), not rate limited, and documents the allow-list of Kakao's servers;
+        // the revoke endpoint is internal like the hook.
+        let unlink = try #require(Self.location("= /v1/kakao/unlink", in: site))
+        #expect(!unlink.contains("limit_req") && !unlink.contains("kakao_bridge_internal"))
+        #expect(site.contains("v1/system/ips?rule_type=inbound"))
+        let revoke = try #require(Self.location("= /v1/users/revoke", in: site))
+        #expect(revoke.contains("if ($kakao_bridge_internal = 0) { return 403; }"))
+        #expect(!revoke.contains("limit_req"))
     }
 
     @Test func kubernetesTrustsOnlyTheIngressControllersRange() throws {
