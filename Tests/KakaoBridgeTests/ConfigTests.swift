@@ -317,6 +317,32 @@ struct ConfigTests {
         } == [])
     }
 
+    @Test func lifecycleKeysAreValidatedTogether() {
+        let problems = Self.problems { config in
+            config.kakao.unlinkAction = "erase"
+            config.kakao.unlinkDeadlineMS = 5000
+            config.backend.unlinkURL = "http://backend.example.com/unlinked"
+            config.linking.byVerifiedEmail = true
+            config.firebase.userSync = "off"
+        }
+        for expected in [
+            "kakao.unlink_action: must be one of revoke, disable, delete, none", "kakao.unlink_deadline_ms: must be between 100 and 2900",
+            "backend.unlink_url: must be https://", "backend.unlink_url: needs kakao.admin_key", "backend.unlink_url: needs hook.secret",
+            "linking.by_verified_email: needs firebase.user_sync",
+        ] {
+            #expect(problems.contains { $0.hasPrefix(expected) }, "\(expected) not in \(problems)")
+        }
+        let environment = try? ConfigLoader.parse(yaml: Self.minimal, environment: [
+            "BRIDGE_KAKAO_ADMIN_KEY": "k", "BRIDGE_KAKAO_UNLINK_ACTION": "delete", "BRIDGE_LINKING_BY_VERIFIED_EMAIL": "true",
+        ])
+        #expect(environment?.kakao.adminKey == "k")
+        #expect(environment?.kakao.unlinkAction == "delete")
+        #expect(environment?.linking.byVerifiedEmail == true)
+        let defaults = BridgeConfig()
+        #expect(defaults.kakao.unlinkAction == "revoke" && defaults.kakao.unlinkDeadlineMS == 2500)
+        #expect(defaults.kakao.adminKey.isEmpty && defaults.backend.unlinkURL.isEmpty && !defaults.linking.byVerifiedEmail)
+    }
+
     @Test func invalidTrustedProxiesAreReportedEach() {
         let problems = Self.problems(yaml: Self.minimal + """
 
@@ -412,7 +438,8 @@ struct ConfigTests {
         for key in ["trusted_proxies", "shutdown_grace_seconds", "api_base_url", "uid_prefix", "cache_seconds",
                     "project_id", "web_api_key", "identity_toolkit_url", "securetoken_certs_url",
                     "custom_token_ttl_seconds", "clock_skew_seconds", "tenant_id", "login_complete_url", "secret",
-                    "enabled", "timeout_ms", "max_in_flight", "per_client_per_minute", "level", "format"] {
+                    "enabled", "timeout_ms", "max_in_flight", "per_client_per_minute", "level", "format", "admin_key",
+                    "unlink_action", "unlink_deadline_ms", "unlink_url", "by_verified_email"] {
             #expect(text.contains("\n  \(key):"), "\(key) missing from the example")
         }
     }
