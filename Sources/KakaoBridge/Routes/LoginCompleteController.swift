@@ -60,7 +60,7 @@ struct LoginCompleteController {
 
     /// `{"kakao_token": "…", "token": "…"}`, at most 64 KiB; other members are ignored.
     static func readBody(_ request: Request) async throws(Problem) -> (kakaoToken: String, idToken: String) {
-        let json = try await JSONBody.read(request, what: "a JSON object with `kakao_token` and `token`")
+        let json = try await RequestBody.jsonObject(request, what: "a JSON object with `kakao_token` and `token`")
         guard let kakaoToken = json["kakao_token"]?.stringValue, !kakaoToken.isEmpty else {
             throw Problem.invalidRequest("`kakao_token` must be a non-empty string.")
         }

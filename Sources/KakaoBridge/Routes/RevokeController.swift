@@ -55,7 +55,7 @@ struct RevokeController {
 
     /// `{"uid": "…"}`: a non-empty string of at most 128 characters (Firebase's limit), at most 64 KiB of body.
     static func readUID(_ request: Request) async throws(Problem) -> String {
-        let json = try await JSONBody.read(request, what: "a JSON object with `uid`")
+        let json = try await RequestBody.jsonObject(request, what: "a JSON object with `uid`")
         guard let uid = json["uid"]?.stringValue, !uid.isEmpty, uid.utf16.count <= 128 else {
             throw Problem.invalidRequest("`uid` must be a non-empty string of at most 128 characters.")
         }

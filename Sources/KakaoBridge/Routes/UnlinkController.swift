@@ -73,18 +73,7 @@ struct UnlinkController {
     }
 
     private static func formBody(_ request: Request) async throws(Problem) -> [String: String] {
-        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > RequestLimits.maxBodyBytes {
-            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
-        }
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: RequestLimits.maxBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw Problem.payloadTooLarge(limit: RequestLimits.maxBodyBytes)
-        } catch {
-            throw Problem.invalidRequest("The body could not be read.")
-        }
+        let buffer = try await RequestBody.collect(request)
         return FormFields.parse(Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)))
     }
 }
