@@ -21,6 +21,8 @@ public struct BridgeConfig: Sendable, Equatable {
         public var uidPrefix = "kakao:"
         /// 0 turns the verified-token cache off.
         public var cacheSeconds = 60
+        /// Kakao ID tokens (docs/api.md#kakao-id-tokens); `KakaoOIDCConfig.swift`.
+        public var oidc = OIDC()
         public init() {}
     }
 

@@ -30,6 +30,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case idTokenRevoked = "id_token_revoked"
         case firebaseAdminRejected = "firebase_admin_rejected"
         case firebaseAdminUnavailable = "firebase_admin_unavailable"
+        case invalidKakaoIDToken = "invalid_kakao_id_token"
 
         var status: HTTPResponse.Status {
             switch self {
@@ -38,7 +39,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .methodNotAllowed: .methodNotAllowed
             case .payloadTooLarge: .contentTooLarge
             case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
-                .idTokenRevoked: .unauthorized
+                .idTokenRevoked, .invalidKakaoIDToken: .unauthorized
             case .userDisabled: .forbidden
             case .rateLimited: .tooManyRequests
             case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
@@ -75,6 +76,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .idTokenRevoked: "ID token revoked"
             case .firebaseAdminRejected: "Firebase Admin API rejected the request"
             case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
+            case .invalidKakaoIDToken: "Invalid Kakao ID token"
             }
         }
     }
@@ -152,6 +154,8 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public static func firebaseAdminRejected(_ detail: String) -> Problem { Problem(.firebaseAdminRejected, detail) }
     /// Google's token endpoint or the Admin API answered 5xx or could not be reached.
     public static func firebaseAdminUnavailable(_ detail: String) -> Problem { Problem(.firebaseAdminUnavailable, detail) }
+    /// A Kakao OpenID Connect ID token broke a rule of docs/api.md#kakao-id-tokens; `detail` names the rule.
+    public static func invalidKakaoIDToken(_ detail: String) -> Problem { Problem(.invalidKakaoIDToken, detail) }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }
