@@ -22,11 +22,13 @@ public struct BridgeState: Sendable {
     let revocation: RevocationCheck?
     /// Kakao users unlinked in the last day (docs/api.md#kakaos-unlink-webhook); one memory for the process, kept across reloads.
     let unlinkedUsers: UnlinkedKakaoUsers
+    /// Present exactly when `kakao.oidc.audiences` is not empty (docs/api.md#kakao-id-tokens).
+    let kakaoIDTokens: KakaoIDTokens?
 
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger,
-        unlinkedUsers: UnlinkedKakaoUsers? = nil
+        unlinkedUsers: UnlinkedKakaoUsers? = nil, nonceMemory: KakaoNonceMemory? = nil
     ) throws(StartupFailure) -> BridgeState {
         let account = try loadServiceAccount(config)
         // The key file names the token endpoint: the same https rule as every configured upstream URL.
@@ -63,6 +65,11 @@ public struct BridgeState: Sendable {
             admin: admin, mode: mode, cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock),
             logger: logger
         )
+        let unlinkedUsers = unlinkedUsers ?? UnlinkedKakaoUsers(clock: clock)
+        let kakaoIDTokens = KakaoIDTokens.assemble(
+            config, keys: upstreams.kakaoKeys, cache: kakao as? KakaoVerificationCache, unlinkedUsers: unlinkedUsers,
+            nonceMemory: nonceMemory ?? KakaoNonceMemory(clock: clock), clock: clock, logger: logger
+        )
         return BridgeState(
             config: config, kakao: kakao, minter: minter,
             identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
@@ -70,7 +77,7 @@ public struct BridgeState: Sendable {
             idTokens: idTokens, hookSecret: Array(config.hook.secret.utf8),
             firebaseAdmin: admin, userSync: userSync,
             revocation: idTokens != nil && config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
-            unlinkedUsers: unlinkedUsers ?? UnlinkedKakaoUsers(clock: clock)
+            unlinkedUsers: unlinkedUsers, kakaoIDTokens: kakaoIDTokens
         )
     }
 

@@ -12,11 +12,13 @@ public struct BridgeUpstreams: Sendable {
     public var googleTokens: any GoogleAccessTokenFetching
     /// The Firebase Auth Admin API: user records (docs/api.md#firebase-user-records).
     public var firebaseAdmin: any FirebaseAdminCalling
+    /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`); only fetched when `kakao.oidc.audiences` is set.
+    public var kakaoKeys: any PublicKeySetFetching
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
         certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
-        firebaseAdmin: any FirebaseAdminCalling
+        firebaseAdmin: any FirebaseAdminCalling, kakaoKeys: any PublicKeySetFetching
     ) {
         self.kakao = kakao
         self.identityToolkit = identityToolkit
@@ -24,6 +26,7 @@ public struct BridgeUpstreams: Sendable {
         self.certificates = certificates
         self.googleTokens = googleTokens
         self.firebaseAdmin = firebaseAdmin
+        self.kakaoKeys = kakaoKeys
     }
 
     /// The real upstreams at the URLs of `config`, all through one HTTP client. Each gets its own in-flight bound and
@@ -43,7 +46,8 @@ public struct BridgeUpstreams: Sendable {
             backend: BackendClient(upstream: upstream(.backend), url: config.backend.loginCompleteURL),
             certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
-            firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL)
+            firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
+            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL)
         )
     }
 }

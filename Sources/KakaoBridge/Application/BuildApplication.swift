@@ -10,7 +10,7 @@ public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
     let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger,
-        unlinkedUsers: environment.unlinkedUsers
+        unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces
     )
     logStart(state.config, logger: environment.logger)
     let holder = StateHolder(state)
@@ -63,6 +63,8 @@ func buildRouter(holder: StateHolder) -> Router<BridgeRequestContext> {
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: RateLimitMiddleware(holder: holder))
     TokenExchangeController(holder: holder).register(on: router)
+    // A path of its own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
+    KakaoNonceController(holder: holder).register(on: router)
     LegacyController(holder: holder).register(on: router)
     LoginCompleteController(holder: holder, hookLimit: HookRateLimit()).register(on: router)
     HealthController(holder: holder).register(on: router)

@@ -14,6 +14,8 @@ struct Upstream: Sendable {
         case googleToken = "google_token"
         /// The Firebase Auth Admin API (Identity Toolkit's `projects/{project}/accounts…`).
         case adminAPI = "admin_api"
+        /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`).
+        case kakaoKeys = "kakao_keys"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.
