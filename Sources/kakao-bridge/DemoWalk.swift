@@ -10,7 +10,8 @@ struct DemoWalk {
     let world: SandboxWorld
     let bridgeURL: String
     let http: CurlHTTPClient
-    private(set) var failures: [String] = []
+    /// Set here and in `DemoWalk+OIDC.swift`.
+    var failures: [String] = []
 
     init(world: SandboxWorld, bridgeURL: String, http: CurlHTTPClient) {
         self.world = world
@@ -32,6 +33,7 @@ struct DemoWalk {
             + "\(standIns.certificatesServer.baseURL), backend \(standIns.backendServer.baseURL).")
         Console.out("")
         await walkSixSteps()
+        await compareOIDCLogin()
         await refused(
             "a token issued to another Kakao app (app \(SandboxWorld.otherAppID))",
             token: world.tokens.otherApp, expecting: "kakao_app_mismatch"
@@ -214,7 +216,7 @@ struct DemoWalk {
 
     // MARK: Plumbing
 
-    private mutating func get(_ path: String, token: String) async -> Answer? {
+    mutating func get(_ path: String, token: String) async -> Answer? {
         let request = CurlHTTP.HTTPRequest(
             method: .get, url: bridgeURL + path, headers: [("Authorization", "Bearer " + token)], timeout: .seconds(20)
         )
@@ -232,7 +234,7 @@ struct DemoWalk {
         Console.out("Step \(step)  \(title)")
     }
 
-    private func detail(_ label: String, _ value: String) {
+    func detail(_ label: String, _ value: String) {
         let padded = label.count < 17 ? label + String(repeating: " ", count: 17 - label.count) : label + " "
         Console.out("        " + padded + value)
     }

@@ -85,6 +85,7 @@ final class SandboxWorld: Sendable {
             config.firebase.identityToolkitURL = standIns.identityToolkitBaseURL
             config.firebase.securetokenCertsURL = standIns.certificatesURL
             config.backend.loginCompleteURL = standIns.backendURL
+            config.kakao.oidc.jwksURL = standIns.kakaoJWKSURL
 
             let kakao = standIns.kakao
             let expired = kakao.issueToken(for: expiredUser)
