@@ -11,6 +11,8 @@
 #include <openssl/crypto.h>
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
+#include <openssl/param_build.h>
+#include <openssl/bn.h>
 
 // Function-like macros and parenthesised constants do not import into Swift; these wrap them.
 
@@ -27,6 +29,16 @@ static inline int kb_ossl_pkey_rsa(void) { return EVP_PKEY_RSA; }
 static inline int kb_ossl_mbstring_utf8(void) { return MBSTRING_UTF8; }
 
 static inline long kb_ossl_x509_version_3(void) { return X509_VERSION_3; }
+
+// RSA public keys from a JWK's `n` and `e` (and back, for the stand-ins' JWKS): parameter names are string macros and
+// the selection is a parenthesised expression; BN_num_bytes is function-like.
+static inline const char *kb_ossl_param_rsa_n(void) { return OSSL_PKEY_PARAM_RSA_N; }
+
+static inline const char *kb_ossl_param_rsa_e(void) { return OSSL_PKEY_PARAM_RSA_E; }
+
+static inline int kb_ossl_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+static inline int kb_ossl_bn_num_bytes(const BIGNUM *bn) { return BN_num_bytes(bn); }
 
 // The default PEM password callback prompts on the terminal; a server must fail instead.
 static inline int kb_ossl_no_password(char *buf, int size, int rwflag, void *userdata) {

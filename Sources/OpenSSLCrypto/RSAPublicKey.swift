@@ -4,7 +4,8 @@ import COpenSSL
 public struct RSAPublicKey: Sendable {
     let key: PKey
 
-    private init(key: PKey, call: String) throws(CryptoError) {
+    /// Shared by every way of loading a key (PEM, certificate, JWK in `RSAPublicKey+JWK.swift`).
+    init(key: PKey, call: String) throws(CryptoError) {
         guard key.isRSA else { throw CryptoError.notRSA(call: call) }
         self.key = key
     }

@@ -1,12 +1,19 @@
 import BridgeJSON
+import Foundation
 import Hummingbird
 import Logging
 import OpenSSLCrypto
 import Synchronization
 
-/// The Kakao REST API (`https://kapi.kakao.com`): token info and user profile, answering like Kakao does.
+/// The Kakao REST API (`https://kapi.kakao.com`): token info and user profile, answering like Kakao does. With OpenID
+/// Connect, also Kakao's JWKS (`https://kauth.kakao.com/.well-known/jwks.json`, here on the same server) and the ID tokens
+/// Kakao Login hands the app next to the access token, signed by `oidcKeys`.
 public final class KakaoStandIn: Sendable {
+    public static let jwksPath = "/.well-known/jwks.json"
+
     public let appID: Int64
+    /// The keys ID tokens are signed with and the JWKS publishes; `rotate()` them to test rotation.
+    public let oidcKeys: KakaoOIDCKeys
 
     private struct IssuedToken {
         var user: KakaoAccount
@@ -22,13 +29,38 @@ public final class KakaoStandIn: Sendable {
         var userMeCalls = 0
         var inFlight = 0
         var peakInFlight = 0
+        var jwksCalls = 0
+        var jwksFailing = false
+        var jwksMaxAge: Int? = 3600
     }
 
     private let state = Mutex(State())
 
-    public init(appID: Int64) {
+    public init(appID: Int64, oidcKeys: KakaoOIDCKeys = KakaoOIDCKeys()) {
         self.appID = appID
+        self.oidcKeys = oidcKeys
     }
+
+    /// The URL to configure as `kakao.oidc.jwks_url`.
+    public static func jwksURL(on server: StandInServer) -> String { server.baseURL + jwksPath }
+
+    /// The ID token Kakao Login returns for `user` when the app logged in with app key `audience` and passed `nonce`.
+    public func issueIDToken(
+        for user: KakaoAccount, audience: String, nonce: String?, issuedAt: Int64? = nil, lifetime: Int64 = 43_199
+    ) throws -> String {
+        let now = issuedAt ?? Int64(Date().timeIntervalSince1970)
+        return try oidcKeys.signIDToken(
+            payload: KakaoOIDCKeys.idTokenPayload(for: user, audience: audience, nonce: nonce, now: now, lifetime: lifetime)
+        )
+    }
+
+    /// While failing, the JWKS endpoint answers 503.
+    public func setJWKSFailing(_ failing: Bool) { state.withLock { $0.jwksFailing = failing } }
+    /// `Cache-Control: max-age` of the JWKS answer; `nil` sends none.
+    public func setJWKSMaxAge(_ seconds: Int?) { state.withLock { $0.jwksMaxAge = seconds } }
+    public var jwksCalls: Int { state.withLock { $0.jwksCalls } }
+    /// Calls of Kakao's REST API (token info and profile): what an access-token login costs, and an ID-token login does not.
+    public var apiCalls: Int { state.withLock { $0.tokenInfoCalls + $0.userMeCalls } }
 
     /// A random opaque token the way Kakao issues them (54 url-safe characters).
     /// `appID` nil means our app; any other value makes a token issued to another Kakao app.
@@ -83,6 +115,7 @@ public final class KakaoStandIn: Sendable {
             $0.tokenInfoCalls = 0
             $0.userMeCalls = 0
             $0.peakInFlight = $0.inFlight
+            $0.jwksCalls = 0
         }
     }
 
@@ -93,6 +126,9 @@ public final class KakaoStandIn: Sendable {
         }
         router.get("/v2/user/me") { request, _ in
             await self.answer(.userMe, request)
+        }
+        router.get(RouterPath(Self.jwksPath)) { _, _ in
+            self.answerJWKS()
         }
         return try await StandInServer.start(name: "kakao", router: router, logger: logger)
     }
@@ -154,6 +190,19 @@ public final class KakaoStandIn: Sendable {
         let answeredID = answerAnotherUser ? issued.user.id &+ 1 : issued.user.id
         let secure = request.uri.queryParameters.get("secure_resource") == "true"
         return Reply.json(200, issued.user.userMe(id: answeredID, secureResource: secure), contentType: Reply.kakaoJSON)
+    }
+
+    private func answerJWKS() -> Response {
+        let (failing, maxAge) = state.withLock { state in
+            state.jwksCalls += 1
+            return (state.jwksFailing, state.jwksMaxAge)
+        }
+        guard !failing, let jwks = try? oidcKeys.jwksJSON() else {
+            return Self.error(503, code: -1, "internal error")
+        }
+        var response = Reply.json(200, jwks, contentType: Reply.kakaoJSON)
+        if let maxAge { response.headers[.cacheControl] = "max-age=\(maxAge)" }
+        return response
     }
 
     /// Kakao wants exactly one `Authorization: Bearer <token>` header.

@@ -48,6 +48,8 @@ public final class StandInSet: Sendable {
 
     /// `kakao.api_base_url`
     public var kakaoBaseURL: String { kakaoServer.baseURL }
+    /// `kakao.oidc.jwks_url`
+    public var kakaoJWKSURL: String { KakaoStandIn.jwksURL(on: kakaoServer) }
     /// `firebase.identity_toolkit_url`
     public var identityToolkitBaseURL: String { identityToolkitServer.baseURL }
     /// `firebase.securetoken_certs_url`

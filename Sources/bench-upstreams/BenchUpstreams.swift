@@ -26,9 +26,16 @@ struct BenchUpstreams: AsyncParsableCommand {
     @Option(help: "The port the service will listen on (written into the configurations).")
     var port = 18080
 
+    @Option(
+        name: .customLong("id-tokens"),
+        help: "Kakao ID tokens of distinct users to write into id-tokens.txt, with bridge-oidc.yaml (the oidc scenario); 0: none."
+    )
+    var idTokens = 0
+
     func validate() throws {
         guard (1...1_000_000).contains(users) else { throw ValidationError("--users must be 1 to 1,000,000") }
         guard (0...10_000).contains(kakaoDelayMS) else { throw ValidationError("--kakao-delay-ms must be 0 to 10,000") }
+        guard (0...200_000).contains(idTokens) else { throw ValidationError("--id-tokens must be 0 to 200,000") }
     }
 
     func run() async throws {
@@ -68,6 +75,10 @@ struct BenchUpstreams: AsyncParsableCommand {
             backend_url: \(set.backendURL)
             """)
         set.backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret)
+        if idTokens > 0 {
+            try await Self.writeIDTokens(idTokens, kakao: kakao, in: directory)
+            try write(Self.oidcYAML(common, jwksURL: set.kakaoJWKSURL), "bridge-oidc.yaml", in: directory, extra: "")
+        }
         // Written last: the script waits for this file.
         try write(common, "bridge.yaml", in: directory, extra: "")
 
@@ -104,6 +115,48 @@ struct BenchUpstreams: AsyncParsableCommand {
           level: warning
 
         """
+    }
+
+    // MARK: The oidc scenario
+
+    static let oidcAudience = "bench-native-app-key"
+
+    /// Distinct users, so that no ID token repeats and the verification cache sees no hit; signed on every core, since
+    /// each is an RSA signature.
+    private static func writeIDTokens(_ count: Int, kakao: KakaoStandIn, in directory: URL) async throws {
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let lines = try await withThrowingTaskGroup(of: String.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var text = ""
+                    for index in stride(from: worker, to: count, by: workers) {
+                        let user = KakaoAccount(
+                            id: Int64(5_000_000_000) + Int64(index), nickname: "oidc\(index)", email: "oidc\(index)@example.com",
+                            profileImageURL: "https://k.kakaocdn.net/dn/oidc\(index)/img_640x640.jpg"
+                        )
+                        text += try kakao.issueIDToken(for: user, audience: oidcAudience, nonce: nil) + "\n"
+                    }
+                    return text
+                }
+            }
+            var all = ""
+            for try await part in group { all += part }
+            return all
+        }
+        try Data(lines.utf8).write(to: directory.appendingPathComponent("id-tokens.txt"))
+    }
+
+    /// `bridge.yaml` with OpenID Connect on for the tokens above, the nonce check off: the tokens are made before the
+    /// service runs, so none could carry a nonce it issued.
+    private static func oidcYAML(_ common: String, jwksURL: String) -> String {
+        common.replacingOccurrences(of: "  app_id: \(appID)\n", with: """
+              app_id: \(appID)
+              oidc:
+                audiences: [\(oidcAudience)]
+                jwks_url: \(jwksURL)
+                require_nonce: false
+
+            """)
     }
 
     private func write(_ template: String, _ name: String, in directory: URL, extra: String) throws {

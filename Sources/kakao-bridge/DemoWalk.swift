@@ -10,6 +10,7 @@ struct DemoWalk {
     let world: SandboxWorld
     let bridgeURL: String
     let http: CurlHTTPClient
+    /// Set here, in `DemoWalk+OIDC.swift` and in `DemoWalk+Unlink.swift`.
     var failures: [String] = []
 
     init(world: SandboxWorld, bridgeURL: String, http: CurlHTTPClient) {
@@ -32,6 +33,7 @@ struct DemoWalk {
             + "\(standIns.certificatesServer.baseURL), backend \(standIns.backendServer.baseURL).")
         Console.out("")
         await walkSixSteps()
+        await compareOIDCLogin()
         await refused(
             "a token issued to another Kakao app (app \(SandboxWorld.otherAppID))",
             token: world.tokens.otherApp, expecting: "kakao_app_mismatch"

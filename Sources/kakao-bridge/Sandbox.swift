@@ -31,7 +31,12 @@ struct Sandbox: AsyncParsableCommand {
         let app: BridgeApplication
         do {
             app = try world.makeApplication(logger: logger) { port in
-                for line in SandboxBanner.lines(world: world, port: port) { Console.out(line) }
+                // A ready ID token needs a nonce from the running bridge, as an app gets one; the bridge serves requests
+                // only once this callback has returned, so the banner is printed from a task of its own.
+                Task {
+                    let oidc = await SandboxOIDC.login(world: world, bridgeURL: world.bridgeURL(port: port), user: SandboxWorld.validUser)
+                    for line in SandboxBanner.lines(world: world, port: port, oidc: oidc) { Console.out(line) }
+                }
             }
         } catch {
             await world.stop()

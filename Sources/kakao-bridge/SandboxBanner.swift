@@ -4,7 +4,7 @@ import StandIns
 /// What `sandbox` prints once the bridge listens: where everything is, the tokens, and commands to paste.
 /// Full tokens on purpose: they only work against this process's stand-ins, and the curl lines need them.
 enum SandboxBanner {
-    static func lines(world: SandboxWorld, port: Int) -> [String] {
+    static func lines(world: SandboxWorld, port: Int, oidc: SandboxOIDC.Login? = nil) -> [String] {
         let bridge = world.bridgeURL(port: port)
         let standIns = world.standIns
         let tokens = world.tokens
@@ -56,10 +56,12 @@ enum SandboxBanner {
             "  ID_TOKEN=$(curl -s -H 'Authorization: Bearer \(tokens.valid)' \(exchange) | jq -r .firebase.id_token)",
             "  curl -s -X POST -H 'Authorization: Bearer \(world.hookSecret)' -H 'Content-Type: application/json' "
                 + "-d '{\"kakao_token\":\"\(tokens.valid)\",\"token\":\"'\"$ID_TOKEN\"'\"}' \(hook)",
+        ] + oidcLines(world: world, bridge: bridge, oidc: oidc) + [
             "  # \"log out everywhere\", as a backend without an Admin SDK does it: validSince = now for the user",
             "  curl -s -X POST -H 'Authorization: Bearer \(world.hookSecret)' -H 'Content-Type: application/json' "
                 + "-d '{\"uid\":\"\(uid)\"}' \(bridge)/v1/users/revoke",
-            "  # Kakao's unlink webhook, as Kakao calls it when the user unlinks the app (GET, or POST with a form body):",
+            "  # Kakao's unlink webhook, as Kakao calls it when the user unlinks the app (GET, or POST with a form body; last:",
+            "  # after it, ID tokens of the user issued before it are refused):",
             "  # revokes the user's Firebase sessions (kakao.unlink_action: \(config.kakao.unlinkAction)), drops their cached",
             "  # verifications and tells the backend; the accounts:lookup line above then shows the new validSince",
             "  curl -s -H 'Authorization: KakaoAK \(config.kakao.adminKey)' '\(unlink)?\(unlinkFields)'",
@@ -70,5 +72,23 @@ enum SandboxBanner {
             "Ctrl-C stops the bridge, then the stand-ins. `kakao-bridge demo` walks the six steps for you.",
             "",
         ]
+    }
+
+    /// Kakao OpenID Connect (docs/api.md#kakao-id-tokens): the nonce route, and an ID token of the valid user made with a
+    /// nonce of this run, good for one login (the nonce is single-use).
+    private static func oidcLines(world: SandboxWorld, bridge: String, oidc: SandboxOIDC.Login?) -> [String] {
+        guard let audience = SandboxOIDC.audience(world.config) else { return [] }
+        var lines = [
+            "  # OpenID Connect (app key \(audience), JWKS \(world.standIns.kakaoJWKSURL)): a nonce for the Kakao SDK's login",
+            "  curl -s \(bridge)/v1/kakao/nonce",
+        ]
+        if let oidc {
+            lines += [
+                "  # a Kakao ID token of user \(SandboxWorld.validUser.id), signed by the Kakao stand-in with a nonce of this run: steps 3-6",
+                "  # with no call to Kakao (good for one login: its nonce is then used)",
+                "  curl -s -H 'Authorization: Bearer \(oidc.idToken)' \(bridge)/v1/token-exchange",
+            ]
+        }
+        return lines
     }
 }

@@ -89,6 +89,7 @@ final class SandboxWorld: Sendable {
             config.backend.loginCompleteURL = standIns.backendURL
             config.backend.unlinkURL = standIns.backendUnlinkURL
             standIns.backend.configureUnlink(secret: config.hook.secret)
+            config.kakao.oidc.jwksURL = standIns.kakaoJWKSURL
 
             let kakao = standIns.kakao
             let expired = kakao.issueToken(for: expiredUser)

@@ -21,6 +21,8 @@ public struct BridgeEnvironment: Sendable {
     public var reload: Reload?
     /// Outlives every reload: a webhook that arrived before a SIGHUP still counts after it.
     public var unlinkedUsers: UnlinkedKakaoUsers
+    /// Outlives every reload too: nonces issued before a SIGHUP stay good, and used ones stay used.
+    public var kakaoNonces: KakaoNonceMemory
 
     public init(
         logger: Logger, clock: UnixClock = .system, reload: Reload? = nil,
@@ -31,5 +33,6 @@ public struct BridgeEnvironment: Sendable {
         self.reload = reload
         self.onServerRunning = onServerRunning
         self.unlinkedUsers = UnlinkedKakaoUsers(clock: clock)
+        self.kakaoNonces = KakaoNonceMemory(clock: clock)
     }
 }

@@ -26,11 +26,13 @@ public struct BridgeState: Sendable {
     let kakaoCache: KakaoVerificationCache?
     /// Present exactly when `backend.unlink_url` is set.
     let unlinkNotifier: (any UnlinkNotifying)?
+    /// Present exactly when `kakao.oidc.audiences` is not empty (docs/api.md#kakao-id-tokens).
+    let kakaoIDTokens: KakaoIDTokens?
 
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger,
-        unlinkedUsers: UnlinkedKakaoUsers? = nil
+        unlinkedUsers: UnlinkedKakaoUsers? = nil, nonceMemory: KakaoNonceMemory? = nil
     ) throws(StartupFailure) -> BridgeState {
         let account = try loadServiceAccount(config)
         // The key file names the token endpoint: the same https rule as every configured upstream URL.
@@ -71,6 +73,10 @@ public struct BridgeState: Sendable {
             admin: admin, mode: mode, cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock),
             logger: logger, linksByEmail: config.linking.byVerifiedEmail
         )
+        let kakaoIDTokens = KakaoIDTokens.assemble(
+            config, keys: upstreams.kakaoKeys, cache: kakaoCache, unlinkedUsers: unlinkedUsers,
+            nonceMemory: nonceMemory ?? KakaoNonceMemory(clock: clock), clock: clock, logger: logger
+        )
         return BridgeState(
             config: config, kakao: kakao, minter: minter,
             identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
@@ -79,7 +85,8 @@ public struct BridgeState: Sendable {
             firebaseAdmin: admin, userSync: userSync,
             revocation: idTokens != nil && config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
             unlinkedUsers: unlinkedUsers, kakaoCache: kakaoCache,
-            unlinkNotifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier
+            unlinkNotifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier,
+            kakaoIDTokens: kakaoIDTokens
         )
     }
 

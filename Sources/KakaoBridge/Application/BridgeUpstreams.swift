@@ -14,11 +14,13 @@ public struct BridgeUpstreams: Sendable {
     public var firebaseAdmin: any FirebaseAdminCalling
     /// The backend's unlink URL: told when a Kakao user unlinks the app.
     public var unlinkNotifier: any UnlinkNotifying
+    /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`); only fetched when `kakao.oidc.audiences` is set.
+    public var kakaoKeys: any PublicKeySetFetching
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
         certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
-        firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying
+        firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching
     ) {
         self.kakao = kakao
         self.identityToolkit = identityToolkit
@@ -27,6 +29,7 @@ public struct BridgeUpstreams: Sendable {
         self.googleTokens = googleTokens
         self.firebaseAdmin = firebaseAdmin
         self.unlinkNotifier = unlinkNotifier
+        self.kakaoKeys = kakaoKeys
     }
 
     /// The real upstreams at the URLs of `config`, all through one HTTP client. Each gets its own in-flight bound and
@@ -47,7 +50,8 @@ public struct BridgeUpstreams: Sendable {
             certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
-            unlinkNotifier: BackendUnlinkClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret)
+            unlinkNotifier: BackendUnlinkClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
+            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL)
         )
     }
 }

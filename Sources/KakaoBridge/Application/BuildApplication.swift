@@ -10,7 +10,7 @@ public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
     let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger,
-        unlinkedUsers: environment.unlinkedUsers
+        unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces
     )
     logStart(state.config, logger: environment.logger)
     let holder = StateHolder(state)
@@ -64,8 +64,9 @@ func buildRouter(holder: StateHolder, clock: UnixClock = .system) -> Router<Brid
     router.add(middleware: RateLimitMiddleware(holder: holder))
     let hookLimit = HookRateLimit()
     TokenExchangeController(holder: holder).register(on: router)
-    // Constant paths under /v1/kakao/ before the legacy route's parameter, so that they are never taken for a token.
+    // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
     UnlinkController(holder: holder, clock: clock).register(on: router)
+    KakaoNonceController(holder: holder).register(on: router)
     LegacyController(holder: holder).register(on: router)
     LoginCompleteController(holder: holder, hookLimit: hookLimit).register(on: router)
     RevokeController(holder: holder, hookLimit: hookLimit, clock: clock).register(on: router)

@@ -44,7 +44,19 @@ public final class KakaoVerificationCache: KakaoVerifying {
     }
 
     public func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
-        let key = TokenDigest(accessToken)
+        let inner = self.inner
+        return try await verifyReportingLifetime(token: accessToken) { () async throws(Problem) -> VerifiedKakaoToken in
+            try await inner.verifyReportingLifetime(accessToken: accessToken, context: context)
+        }
+    }
+
+    /// The cache in front of any verification of a Kakao credential: Kakao ID tokens (docs/api.md#kakao-id-tokens) share
+    /// this memory with access tokens, so that the hook's check of an ID token right after its exchange costs no signature.
+    /// The two never collide: an ID token has dots, an access token none.
+    func verifyReportingLifetime(
+        token: String, verifiedBy verify: @escaping @Sendable () async throws(Problem) -> VerifiedKakaoToken
+    ) async throws(Problem) -> VerifiedKakaoToken {
+        let key = TokenDigest(token)
         if let cached = lookUp(key) {
             hits.increment()
             return cached
@@ -53,11 +65,10 @@ public final class KakaoVerificationCache: KakaoVerifying {
             if let cached = lookUp(key) { return .success(cached) }
             // Shielded: callers that joined this verification must still get their answer when the first caller goes
             // away (its client hung up) and its task is cancelled.
-            let inner = self.inner
             let startedAt = clock.now()
             let outcome = await Task { () async -> Result<VerifiedKakaoToken, Problem> in
                 do throws(Problem) {
-                    return .success(try await inner.verifyReportingLifetime(accessToken: accessToken, context: context))
+                    return .success(try await verify())
                 } catch {
                     return .failure(error)
                 }

@@ -175,3 +175,18 @@ extension PublicKeyCache {
         )
     }
 }
+
+extension PublicKeyCache {
+    /// Kakao's OpenID Connect keys (docs/api.md#kakao-id-tokens): the same single flight, throttled refetch of unknown `kid`s
+    /// and stale keys while refetches fail; an answer without `max-age` is trusted for an hour.
+    static func kakaoKeys(
+        _ source: any PublicKeySetFetching, clock: UnixClock = .system, logger: Logger = Logger(label: "kakao-bridge.keys")
+    ) -> PublicKeyCache {
+        var policy = Policy()
+        policy.defaultMaxAge = 3600
+        return PublicKeyCache(
+            source: source, sourceName: "Kakao's JWKS endpoint", unavailable: Problem.kakaoUnavailable,
+            metricLabel: "kakao_keys", policy: policy, clock: clock, logger: logger
+        )
+    }
+}

@@ -27,6 +27,8 @@ public struct BridgeConfig: Sendable, Equatable {
         public var unlinkAction = "revoke"
         /// The webhook's steps all finish inside this; Kakao waits 3 s for its 200.
         public var unlinkDeadlineMS = 2500
+        /// Kakao ID tokens (docs/api.md#kakao-id-tokens); `KakaoOIDCConfig.swift`.
+        public var oidc = OIDC()
         public init() {}
     }
 

@@ -9,6 +9,7 @@ struct ConfigKey {
         case int64(WritableKeyPath<BridgeConfig, Int64>)
         case bool(WritableKeyPath<BridgeConfig, Bool>)
         case cidrList(WritableKeyPath<BridgeConfig, [CIDR]>)
+        case stringList(WritableKeyPath<BridgeConfig, [String]>)
     }
 
     let path: String
@@ -44,6 +45,10 @@ struct ConfigKey {
             ConfigKey("kakao.admin_key", .string(\.kakao.adminKey), secret: true),
             ConfigKey("kakao.unlink_action", .string(\.kakao.unlinkAction)),
             ConfigKey("kakao.unlink_deadline_ms", .int(\.kakao.unlinkDeadlineMS)),
+            ConfigKey("kakao.oidc.audiences", .stringList(\.kakao.oidc.audiences)),
+            ConfigKey("kakao.oidc.jwks_url", .string(\.kakao.oidc.jwksURL)),
+            ConfigKey("kakao.oidc.require_nonce", .bool(\.kakao.oidc.requireNonce)),
+            ConfigKey("kakao.oidc.nonce_secret", .string(\.kakao.oidc.nonceSecret), secret: true),
             ConfigKey("firebase.service_account_file", .string(\.firebase.serviceAccountFile)),
             ConfigKey("firebase.project_id", .string(\.firebase.projectID)),
             ConfigKey("firebase.web_api_key", .string(\.firebase.webAPIKey), secret: true),
@@ -125,6 +130,13 @@ extension ConfigKey {
             }
             if problems.isEmpty { config[keyPath: keyPath] = networks }
             return problems
+        case .stringList(let keyPath):
+            switch raw {
+            // As for CIDR lists: the environment carries a comma-separated list.
+            case .text(let text): config[keyPath: keyPath] = text.split(separator: ",").map { ConfigText.trimmed($0) }.filter { !$0.isEmpty }
+            case .list(let items): config[keyPath: keyPath] = items.map { ConfigText.trimmed($0) }
+            default: return [mismatch("a list of strings", raw)]
+            }
         }
         return []
     }

@@ -87,17 +87,31 @@ private struct Reader {
                 problems.append("\(section): expected a mapping of keys, got \(Self.noun(body))")
                 continue
             }
-            for (nameNode, value) in entries {
-                let path = "\(section).\(nameNode.scalar?.string ?? "(a key that is not text)")"
-                guard let key = keys.first(where: { $0.path == path }) else {
-                    problems.append(unknownKey(path, among: keys.map(\.path)))
+            readEntries(entries, under: section)
+        }
+    }
+
+    /// The keys of one mapping; a member that is itself a group of keys (`kakao.oidc`) is read the same way, one level down.
+    private mutating func readEntries(_ entries: Node.Mapping, under prefix: String) {
+        for (nameNode, value) in entries {
+            let path = "\(prefix).\(nameNode.scalar?.string ?? "(a key that is not text)")"
+            if keys.contains(where: { $0.path.hasPrefix(path + ".") }) {
+                if value.null != nil { continue }
+                guard let group = value.mapping else {
+                    problems.append("\(path): expected a mapping of keys, got \(Self.noun(value))")
                     continue
                 }
-                let keyProblems = key.apply(Self.raw(value), to: &config)
-                if !keyProblems.isEmpty {
-                    unreadable.insert(key.path)
-                    problems += keyProblems.map { "\(key.path): \($0)" }
-                }
+                readEntries(group, under: path)
+                continue
+            }
+            guard let key = keys.first(where: { $0.path == path }) else {
+                problems.append(unknownKey(path, among: keys.map(\.path)))
+                continue
+            }
+            let keyProblems = key.apply(Self.raw(value), to: &config)
+            if !keyProblems.isEmpty {
+                unreadable.insert(key.path)
+                problems += keyProblems.map { "\(key.path): \($0)" }
             }
         }
     }

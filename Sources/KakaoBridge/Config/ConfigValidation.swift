@@ -65,6 +65,8 @@ enum ConfigValidation {
               "must be one of \(unlinkActions.joined(separator: ", ")), got \"\(kakao.unlinkAction)\"")
         range(kakao.unlinkDeadlineMS, 100...2900, "kakao.unlink_deadline_ms", " (Kakao waits 3 s for the webhook's answer)")
 
+        oidcIssues(kakao.oidc, url: url, check: check)
+
         let firebase = config.firebase
         check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
               "required (path to the Google service-account JSON key file)")
@@ -111,6 +113,18 @@ enum ConfigValidation {
         check(logFormats.contains(config.log.format), "log.format",
               "must be json or text, got \"\(config.log.format)\"")
         return issues
+    }
+
+    /// docs/configuration.md#keys, `kakao.oidc.*`. The JWKS URL gets the rule of every upstream URL: a plain-HTTP one
+    /// would let anyone on the path forge ID tokens.
+    static func oidcIssues(
+        _ oidc: BridgeConfig.Kakao.OIDC, url: (String, String, Bool) -> Void, check: (Bool, String, @autoclosure () -> String) -> Void
+    ) {
+        url(oidc.jwksURL, "kakao.oidc.jwks_url", false)
+        check(oidc.audiences.allSatisfy { !$0.isEmpty && !$0.contains(where: { $0.isWhitespace }) }, "kakao.oidc.audiences",
+              "every entry must be a Kakao app key (native app key, JavaScript key or REST API key) without spaces")
+        check(oidc.nonceSecret.isEmpty || oidc.nonceSecret.utf8.count >= 32, "kakao.oidc.nonce_secret",
+              "must be at least 32 bytes, or empty to generate one per process (generate one with `openssl rand -hex 32`)")
     }
 
     /// `http://` or `https://`, a non-empty host, an optional numeric port, no whitespace.

@@ -15,6 +15,18 @@ import CurlHTTP
         _ = payload["exp"]?.int64Value
     }
 
+    /// The Kakao ID token path up to the signature (docs/api.md#kakao-id-tokens): compact-JWS split and header rules, the
+    /// claim rules, the nonce check; and Kakao's JWKS answer read as a key set.
+    public static func kakaoIDToken(_ bytes: UnsafeRawBufferPointer) {
+        let token = String(decoding: bytes, as: UTF8.self)
+        _ = KakaoIDTokens.looksLikeIDToken(token)
+        if let parsed = try? KakaoIDTokenVerifier.parse(token), let claims = try? kakaoClaimRules.check(parsed.payload) {
+            if let nonce = claims.nonce { _ = try? kakaoNonces.check(nonce) }
+        }
+        _ = try? kakaoNonces.check(token)
+        _ = try? KakaoKeysClient.keySet(from: HTTPResponse(status: 200, headers: [], body: Array(bytes)))
+    }
+
     /// Kakao's three answer shapes and the profile the service builds from `/v2/user/me`.
     public static func kakaoReplies(_ bytes: UnsafeRawBufferPointer) {
         _ = try? KakaoTokenInfo(jsonBytes: bytes)
@@ -62,6 +74,11 @@ import CurlHTTP
         }
         precondition(again.sameValue(as: value), "JSON round trip changed the value")
     }
+
+    private static let kakaoClaimRules = KakaoIDTokenClaimRules(
+        audiences: ["fuzz-native-app-key", "fuzz-js-key"], clockSkewSeconds: 0, clock: .fixed(1_700_000_000)
+    )
+    private static let kakaoNonces = KakaoNonces(secret: Array("fuzz-nonce-secret-fuzz-nonce-secret".utf8), clock: .fixed(1_700_000_000))
 
     /// Pure: no key, no HTTP client, no clock but a fixed one.
     private static let claimRules = IDTokenClaimRules(

@@ -31,6 +31,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case firebaseAdminRejected = "firebase_admin_rejected"
         case firebaseAdminUnavailable = "firebase_admin_unavailable"
         case accountConflict = "account_conflict"
+        case invalidKakaoIDToken = "invalid_kakao_id_token"
 
         var status: HTTPResponse.Status {
             switch self {
@@ -39,7 +40,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .methodNotAllowed: .methodNotAllowed
             case .payloadTooLarge: .contentTooLarge
             case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
-                .idTokenRevoked: .unauthorized
+                .idTokenRevoked, .invalidKakaoIDToken: .unauthorized
             case .userDisabled: .forbidden
             case .accountConflict: .conflict
             case .rateLimited: .tooManyRequests
@@ -78,6 +79,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .firebaseAdminRejected: "Firebase Admin API rejected the request"
             case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
             case .accountConflict: "Account conflict"
+            case .invalidKakaoIDToken: "Invalid Kakao ID token"
             }
         }
     }
@@ -173,6 +175,8 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         problem.statusOverride = .serviceUnavailable
         return problem
     }
+    /// A Kakao OpenID Connect ID token broke a rule of docs/api.md#kakao-id-tokens; `detail` names the rule.
+    public static func invalidKakaoIDToken(_ detail: String) -> Problem { Problem(.invalidKakaoIDToken, detail) }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }

@@ -34,7 +34,8 @@ struct LoginCompleteController {
         // `hook.check_revoked`: as `verifyIdToken(token, true)`, after the token itself verified.
         try await state.revocation?.check(verified, context: context.callContext)
         try BearerToken.validate(kakaoToken)
-        let user = try await state.kakao.verify(accessToken: kakaoToken, context: context.callContext)
+        // A Kakao ID token is accepted here too, under every rule but its nonce's single use (the exchange used it).
+        let user = try await LoginFlow(state: state).verifiedUser(kakaoToken, idTokens: .hook, context: context.callContext)
         guard Self.sameUser(verified, user, uidPrefix: state.config.kakao.uidPrefix) else { throw Problem.tokenMismatch() }
         return JSONResponse.ok(json: Reply(uid: verified.subject, kakao: user, claims: verified.claims))
     }

@@ -14,9 +14,25 @@ struct LoginFlow: Sendable {
         var linked = false
     }
 
-    /// Steps 2–3 with the user sync between them: what the legacy route needs. A disabled user gets no custom token.
-    func mint(kakaoToken: String, context: CallContext) async throws(Problem) -> Minted {
-        let user = try await state.kakao.verify(accessToken: kakaoToken, context: context)
+    /// Step 2: who the bearer is. A Kakao ID token (docs/api.md#kakao-id-tokens) is verified locally, with no call to
+    /// Kakao; only where `idTokens` says how one is used (the token exchange, the hook). Anything else is an access token,
+    /// verified by Kakao.
+    func verifiedUser(_ bearer: String, idTokens use: KakaoIDTokens.Use?, context: CallContext) async throws(Problem) -> KakaoUser {
+        if let use, KakaoIDTokens.looksLikeIDToken(bearer) {
+            guard let idTokens = state.kakaoIDTokens else {
+                throw Problem.invalidKakaoIDToken(
+                    "This service does not accept Kakao ID tokens (kakao.oidc.audiences is empty); send the Kakao access token."
+                )
+            }
+            return try await idTokens.verify(bearer, use: use, context: context)
+        }
+        return try await state.kakao.verify(accessToken: bearer, context: context)
+    }
+
+    /// Steps 2–3 with the user sync between them: what the legacy route needs (access tokens only). A disabled user gets
+    /// no custom token.
+    func mint(kakaoToken: String, idTokens use: KakaoIDTokens.Use? = nil, context: CallContext) async throws(Problem) -> Minted {
+        let user = try await verifiedUser(kakaoToken, idTokens: use, context: context)
         let kakaoUID = state.config.kakao.uidPrefix + String(user.id)
         // The sync decides the uid: `kakao:<id>`, or the account it is linked to (docs/api.md#linking-to-an-existing-firebase-account).
         let synced = try await state.userSync?.sync(uid: kakaoUID, user: user, context: context)
@@ -32,7 +48,7 @@ struct LoginFlow: Sendable {
 
     /// Steps 2–6.
     func exchange(kakaoToken: String, context: CallContext) async throws(Problem) -> TokenExchangeResponse {
-        let minted = try await mint(kakaoToken: kakaoToken, context: context)
+        let minted = try await mint(kakaoToken: kakaoToken, idTokens: .exchange, context: context)
         var response = TokenExchangeResponse(
             uid: minted.uid, customToken: minted.customToken, customTokenExpiresIn: state.minter.ttl, kakao: minted.user
         )

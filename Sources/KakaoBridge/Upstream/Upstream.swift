@@ -16,6 +16,8 @@ struct Upstream: Sendable {
         case adminAPI = "admin_api"
         /// The backend's unlink URL (`backend.unlink_url`).
         case backendUnlink = "backend_unlink"
+        /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`).
+        case kakaoKeys = "kakao_keys"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.

@@ -130,7 +130,8 @@ extension HardeningRuleTests {
         let upstreams = BridgeUpstreams(
             kakao: FakeKakao(), identityToolkit: FakeIdentityToolkit(keys: keys, projectID: account.projectID),
             backend: FakeBackend(), certificates: FakeCertificates(keys: keys),
-            googleTokens: FakeGoogleTokens(), firebaseAdmin: FakeFirebaseAdmin(), unlinkNotifier: FakeUnlinkNotifier()
+            googleTokens: FakeGoogleTokens(), firebaseAdmin: FakeFirebaseAdmin(), unlinkNotifier: FakeUnlinkNotifier(),
+            kakaoKeys: FakeKakaoKeys(keys: KakaoOIDCKeys())
         )
         let logger = Logger(label: "test")
         #expect(throws: StartupFailure.self) { try BridgeState.assemble(config, upstreams: upstreams, clock: .system, logger: logger) }

@@ -174,6 +174,30 @@ final class FakeCertificates: PublicKeySetFetching {
     var fetchCount: Int { count.load(ordering: .relaxed) }
 }
 
+/// Kakao's JWKS endpoint: the published keys of a `KakaoOIDCKeys`, or a failure; counts fetches.
+final class FakeKakaoKeys: PublicKeySetFetching {
+    let keys: KakaoOIDCKeys
+    private let failing = Atomic<Bool>(false)
+    private let count = Atomic<Int>(0)
+    let maxAge: Int64?
+
+    init(keys: KakaoOIDCKeys, maxAge: Int64? = nil) {
+        self.keys = keys
+        self.maxAge = maxAge
+    }
+
+    func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
+        count.add(1, ordering: .relaxed)
+        if failing.load(ordering: .relaxed) { throw Problem.kakaoUnavailable("Kakao's JWKS endpoint answered HTTP 503.") }
+        var published: [String: RSAPublicKey] = [:]
+        for key in (try? keys.publishedKeys) ?? [] { published[key.kid] = key.privateKey.publicKey }
+        return PublicKeySet(keys: published, maxAge: maxAge)
+    }
+
+    func setFailing(_ value: Bool) { failing.store(value, ordering: .relaxed) }
+    var fetchCount: Int { count.load(ordering: .relaxed) }
+}
+
 /// Google's token endpoint: hands out numbered access tokens and counts fetches; can fail, or be slow so that tests see
 /// concurrent callers wait for one fetch.
 final class FakeGoogleTokens: GoogleAccessTokenFetching {

@@ -25,6 +25,8 @@ final class RouterWorld: Sendable {
     /// One set of certificate keys per test process too (a 2048-bit key and a certificate each world would cost more than
     /// the test). Nothing here rotates them; a test that must rotate keys builds its own `SecureTokenKeys`.
     static let sharedKeys: SecureTokenKeys = try! SecureTokenKeys()
+    /// Kakao's OpenID Connect keys, shared the same way (made on first use).
+    static let sharedKakaoKeys = KakaoOIDCKeys()
 
     let kakao: FakeKakao
     let keys: SecureTokenKeys
@@ -34,6 +36,10 @@ final class RouterWorld: Sendable {
     let googleTokens: FakeGoogleTokens
     let admin: FakeFirebaseAdmin
     let unlinks: FakeUnlinkNotifier
+    /// Kakao's JWKS endpoint (docs/api.md#kakao-id-tokens).
+    let kakaoKeys: FakeKakaoKeys
+    /// The process's memory of unlinked Kakao users, as the unlink webhook fills it.
+    let unlinkedUsers: UnlinkedKakaoUsers
     let config: BridgeConfig
     /// Every line the service logged, at trace level.
     let logs: LogSink
@@ -42,9 +48,12 @@ final class RouterWorld: Sendable {
     private init(
         kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
         certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, unlinks: FakeUnlinkNotifier,
-        config: BridgeConfig, logs: LogSink, client: any TestClientProtocol
+        kakaoKeys: FakeKakaoKeys, unlinkedUsers: UnlinkedKakaoUsers, config: BridgeConfig, logs: LogSink,
+        client: any TestClientProtocol
     ) {
         self.unlinks = unlinks
+        self.kakaoKeys = kakaoKeys
+        self.unlinkedUsers = unlinkedUsers
         self.googleTokens = googleTokens
         self.admin = admin
         self.kakao = kakao
@@ -61,7 +70,8 @@ final class RouterWorld: Sendable {
 
     /// The same options as `TestWorld` (which steps are on, the clock, any configuration change).
     static func with<T: Sendable>(
-        _ options: Options = Options(), certificatesMaxAge: Int64? = 3600, _ body: @escaping @Sendable (RouterWorld) async throws -> T
+        _ options: Options = Options(), certificatesMaxAge: Int64? = 3600, kakaoKeys oidcKeys: KakaoOIDCKeys = sharedKakaoKeys,
+        kakaoKeysMaxAge: Int64? = nil, _ body: @escaping @Sendable (RouterWorld) async throws -> T
     ) async throws -> T {
         BridgeMetrics.bootstrap()
         let keys = sharedKeys
@@ -81,20 +91,24 @@ final class RouterWorld: Sendable {
         let googleTokens = FakeGoogleTokens()
         let admin = FakeFirebaseAdmin()
         let unlinks = FakeUnlinkNotifier()
+        let kakaoKeys = FakeKakaoKeys(keys: oidcKeys, maxAge: kakaoKeysMaxAge)
         let logs = LogSink.memory()
+        let environment = BridgeEnvironment(logger: .bridge(level: "trace", format: "json", sink: logs), clock: options.clock)
         let app = try buildApplication(
             config: config,
             upstreams: BridgeUpstreams(
                 kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks
+                googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks, kakaoKeys: kakaoKeys
             ),
-            environment: BridgeEnvironment(logger: .bridge(level: "trace", format: "json", sink: logs), clock: options.clock)
+            environment: environment
         )
+        let unlinkedUsers = environment.unlinkedUsers
         let configured = config
         return try await app.test(.router) { client in
             let world = RouterWorld(
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                googleTokens: googleTokens, admin: admin, unlinks: unlinks, config: configured, logs: logs, client: client
+                googleTokens: googleTokens, admin: admin, unlinks: unlinks, kakaoKeys: kakaoKeys, unlinkedUsers: unlinkedUsers,
+                config: configured, logs: logs, client: client
             )
             // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
             if options.backend {

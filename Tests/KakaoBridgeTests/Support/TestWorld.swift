@@ -92,6 +92,8 @@ final class TestWorld: Sendable {
         config.firebase.serviceAccountFile = accountFile.path
         config.firebase.identityToolkitURL = identityServer.baseURL
         config.firebase.securetokenCertsURL = CertificatesStandIn.url(on: certificatesServer)
+        // Used only by tests that turn OpenID Connect on (kakao.oidc.audiences).
+        config.kakao.oidc.jwksURL = KakaoStandIn.jwksURL(on: kakaoServer)
         config.upstream.timeoutMS = 2000
         if let tenant = options.tenantID { config.firebase.tenantID = tenant }
         if options.firebase || options.backend { config.firebase.webAPIKey = apiKey }

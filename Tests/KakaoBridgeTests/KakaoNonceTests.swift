@@ -1,0 +1,84 @@
+import Foundation
+@testable import KakaoBridge
+import OpenSSLCrypto
+import Testing
+
+/// The nonces of `GET /v1/kakao/nonce` and the memory of used ones (docs/api.md#get-v1kakaononce), as units.
+@Suite struct KakaoNonceTests {
+    static let secret = Array("0123456789abcdef0123456789abcdef".utf8)
+
+    @Test func aNonceChecksUntilItExpires() throws {
+        let clock = MovableClock()
+        let nonces = KakaoNonces(secret: Self.secret, clock: clock.unixClock)
+        let (nonce, expiresIn) = nonces.issue()
+        #expect(expiresIn == 600)
+        #expect(Base64URL.decode(nonce) != nil)
+        let ticket = try nonces.check(nonce)
+        #expect(ticket.expiresAt == clock.unixClock.now() + 600)
+        clock.advance(599)
+        _ = try nonces.check(nonce)
+        clock.advance(1)
+        let error = try #require(throws: Problem.self) { try nonces.check(nonce) }
+        #expect(error.codeName == "invalid_kakao_id_token")
+        #expect(error.detail.contains("expired"))
+    }
+
+    @Test func everyBitIsCovered() throws {
+        let nonces = KakaoNonces(secret: Self.secret, clock: .system)
+        let bytes = Base64URL.decode(nonces.issue().nonce)!
+        for index in bytes.indices {
+            var changed = bytes
+            changed[index] ^= 0x40
+            let error = try #require(throws: Problem.self) { try nonces.check(Base64URL.encode(changed)) }
+            #expect(error.detail.contains("not issued by this service") || error.detail.contains("expired"))
+        }
+        #expect(throws: Problem.self) { try nonces.check(Base64URL.encode(Array(bytes.dropLast()))) }
+        #expect(throws: Problem.self) { try nonces.check("") }
+        #expect(throws: Problem.self) { try KakaoNonces(secret: Array(repeating: 1, count: 32), clock: .system).check(Base64URL.encode(bytes)) }
+    }
+
+    @Test func theMemoryTakesEachNonceOnce() throws {
+        let clock = MovableClock()
+        let nonces = KakaoNonces(secret: Self.secret, clock: clock.unixClock)
+        let memory = KakaoNonceMemory(clock: clock.unixClock)
+        let first = try nonces.check(nonces.issue().nonce)
+        let second = try nonces.check(nonces.issue().nonce)
+        #expect(memory.use(first) == .first)
+        #expect(memory.use(first) == .replayed)
+        #expect(memory.use(second) == .first)
+        #expect(memory.count == 2)
+        // Forgotten once expired: by then the nonce itself no longer checks.
+        clock.advance(601)
+        let third = try nonces.check(nonces.issue().nonce)
+        #expect(memory.use(third) == .first)
+        #expect(memory.count == 1)
+    }
+
+    @Test func aFullMemoryRefusesRatherThanForgets() throws {
+        let clock = MovableClock()
+        let nonces = KakaoNonces(secret: Self.secret, clock: clock.unixClock)
+        let memory = KakaoNonceMemory(clock: clock.unixClock, maxEntries: 3)
+        let tickets = try (0..<4).map { _ in try nonces.check(nonces.issue().nonce) }
+        for ticket in tickets.prefix(3) { #expect(memory.use(ticket) == .first) }
+        #expect(memory.use(tickets[3]) == .full)
+        #expect(memory.use(tickets[0]) == .replayed)
+        clock.advance(601)
+        let later = try nonces.check(nonces.issue().nonce)
+        #expect(memory.use(later) == .first)
+    }
+
+    @Test func idTokensAreToldApartByShape() {
+        #expect(KakaoIDTokens.looksLikeIDToken("a.b.c"))
+        #expect(!KakaoIDTokens.looksLikeIDToken("abc"))
+        #expect(!KakaoIDTokens.looksLikeIDToken("a.b"))
+        #expect(!KakaoIDTokens.looksLikeIDToken("a.b.c.d"))
+    }
+
+    @Test func subjectsAreExactKakaoIDs() {
+        #expect(KakaoIDTokenClaimRules.kakaoID("1") == 1)
+        #expect(KakaoIDTokenClaimRules.kakaoID("9223372036854775807") == Int64.max)
+        for bad in ["", "0", "01", "-1", "+1", "1 ", "9223372036854775808", "1e3", "١٢"] {
+            #expect(KakaoIDTokenClaimRules.kakaoID(bad) == nil, "\(bad)")
+        }
+    }
+}
