@@ -35,7 +35,8 @@ final class IDTokenFixture: Sendable {
         self.server = server
         self.http = http
         self.clock = clock
-        let upstream = Upstream(.certificates, http: http, timeout: .seconds(2), maxInFlight: 8)
+        // Generous: under a loaded machine a loopback fetch has taken over 2 s; no test here waits for a timeout.
+        let upstream = Upstream(.certificates, http: http, timeout: .seconds(10), maxInFlight: 8)
         self.certificates = .googleCertificates(
             GoogleCertificatesClient(upstream: upstream, url: CertificatesStandIn.url(on: server)), clock: clock.clock
         )
