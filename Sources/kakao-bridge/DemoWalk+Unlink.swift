@@ -14,6 +14,10 @@ extension DemoWalk {
         let backend = world.standIns.backend
         let noticesBefore = backend.unlinkNotices.count
 
+        // An ID token Kakao issued before the person left: nothing about it changes at Kakao, only the webhook tells.
+        let earlierLogin = await SandboxOIDC.login(world: world, bridgeURL: bridgeURL, user: user)
+        try? await Task.sleep(for: .milliseconds(1100))  // issued in an earlier second than the webhook
+
         Console.out("Unlink: user \(user.id) unlinks the app in Kakao's settings, and Kakao calls the bridge's webhook")
         let revoked = kakao.unlink(userID: user.id)
         detail("Kakao", "unlinked the user: \(revoked) access token(s) of theirs stop working at Kakao")
@@ -63,6 +67,19 @@ extension DemoWalk {
         } else {
             Console.out("        FAILED")
             failures.append("unlink: expected the cached token to be checked with Kakao again and refused, got \(answer.status) \(code ?? "")")
+        }
+        Console.out("")
+
+        guard let earlierLogin else { return }
+        Console.out("Refused: a Kakao ID token of the user issued before the webhook (valid signature, unused nonce)")
+        guard let refused = await get("/v1/token-exchange", token: earlierLogin.idToken) else { return }
+        let idCode = refused.json?["code"] as? String
+        detail("answer", "\(refused.status) \(idCode ?? "")   \(refused.json?["detail"] as? String ?? "")")
+        if refused.status == 401, idCode == "invalid_kakao_id_token" {
+            Console.out("        ok: refused with 401 invalid_kakao_id_token (the unlink is remembered for a day)")
+        } else {
+            Console.out("        FAILED")
+            failures.append("unlink: expected the earlier ID token to be refused, got \(refused.status) \(idCode ?? "")")
         }
         Console.out("")
     }

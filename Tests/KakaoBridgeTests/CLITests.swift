@@ -32,6 +32,7 @@ struct CLITests {
         #expect(run.stdout.contains("Unlink: user 4242000001 unlinks the app"))
         #expect(run.stdout.contains("backend told     {\"kakao_id\":4242000001"))
         #expect(run.stdout.contains("Refused: the unlinked user's Kakao token"))
+        #expect(run.stdout.contains("ok: refused with 401 invalid_kakao_id_token (the unlink is remembered for a day)"))
         #expect(run.stdout.contains("demo: all six steps, the Firebase user record, the three refusals and the unlink behaved as expected."))
         let tokenLike = try Regex("[A-Za-z0-9_-]{40,}")
         let printed = run.stdout + run.stderr
