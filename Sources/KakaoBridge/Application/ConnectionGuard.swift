@@ -35,8 +35,11 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         }.flatMap { inner.setup(channel: channel, logger: logger) }
     }
 
+    /// On the channel's own event loop (`EventLoopTaskExecutor`): the request is read, handled and answered there.
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await inner.handle(value: value, logger: logger)
+        }
     }
 }
 
