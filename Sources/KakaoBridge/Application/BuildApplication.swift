@@ -19,12 +19,7 @@ public func buildApplication(
     let application = Application(
         router: buildRouter(holder: holder),
         server: guardedHTTP1(config.server),
-        // The listen queue holds as many connections as the service admits (the kernel caps it at net.core.somaxconn):
-        // with Hummingbird's 256, a crowd connecting at once overflows it, and the connections whose handshake the
-        // kernel dropped wait for the client's retransmission, 1 s and more, which is the whole tail of their latency.
-        configuration: .init(
-            address: .hostname(config.server.host, port: config.server.port), serverName: nil, backlog: config.server.maxConnections
-        ),
+        configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
         services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger
