@@ -88,9 +88,6 @@ let package = Package(
                 "StandIns",
                 "CurlHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // Its main makes NIO's event loops Swift Concurrency's global executor (KakaoBridgeCommand.swift).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import KakaoBridge
-import NIOCore
-import NIOPosix
 
 /// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too.
 @main
@@ -19,11 +17,6 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
     )
 
     static func main() async {
-        // First, before any task reaches Swift's global executor: from here on that executor is NIO's event loops (the
-        // ones Hummingbird serves on). A request's task then runs on a loop thread instead of hopping to Swift's own
-        // thread pool and back, and the process has no such pool (fewer threads). Process-wide and
-        // once only; the tests build the application in their own processes and keep Swift's default executor.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         // A closed stdout (`kakao-bridge demo | head`) must end the output, not the process.
         signal(SIGPIPE, SIG_IGN)
         // SIGHUP reloads, once `serve` has installed its handler; one that arrives earlier (a config-management run

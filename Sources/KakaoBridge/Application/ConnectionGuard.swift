@@ -35,11 +35,8 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         }.flatMap { inner.setup(channel: channel, logger: logger) }
     }
 
-    /// On the channel's own event loop (`EventLoopTaskExecutor`): the request is read, handled and answered there.
     func handle(value: Value, logger: Logger) async {
-        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await inner.handle(value: value, logger: logger)
-        }
+        await inner.handle(value: value, logger: logger)
     }
 }
 
