@@ -20,12 +20,14 @@ enum CurlThread {
         // From now on only the new thread touches the multi handle and the poller.
         let handoff = Handoff(multi: multi, poller: poller)
         let thread = Thread {
+            // Named from inside: on Linux a name set before `start` stays Foundation's and never reaches the kernel, so
+            // /proc, top and perf would show the name of whichever thread made the client.
+            Thread.current.name = "curl-multi"
             CurlThreadDriver(
                 inbox: inbox, multi: handoff.multi, poller: handoff.poller,
                 maxResponseBytes: maxResponseBytes, maxPerOrigin: maxConnectionsPerHost
             ).run()
         }
-        thread.name = "curl-multi"
         thread.start()
         return inbox
     }
