@@ -92,26 +92,12 @@ public final class KakaoOIDCKeys: Sendable {
         }
         let signingInput = Base64URL.encode(headerValue.serialized) + "." + Base64URL.encode(payloadValue.serialized)
         let message = Array(signingInput.utf8)
-        let signature: [UInt8]
-        switch signing {
-        case .current:
-            signature = try currentKey.privateKey.signRS256(message)
-        case .kid(let kid):
-            guard let key = try publishedKeys.first(where: { $0.kid == kid }) else { throw IDTokenSigningError.unknownKID }
-            signature = try key.privateKey.signRS256(message)
-        case .unpublishedKey:
-            signature = try RSAPrivateKey.generate(bits: 2048).signRS256(message)
-        case .privateKey(let key):
-            signature = try key.signRS256(message)
-        case .corruptedSignature:
-            var bytes = try currentKey.privateKey.signRS256(message)
-            bytes[bytes.count / 2] ^= 0x01
-            signature = bytes
-        case .none:
-            signature = []
-        case .hs256WithCertificate:
-            signature = HMACSHA256.authenticate(key: Array(try currentKey.privateKey.publicKey.pem.utf8), message: message)
-        }
+        let current = try currentKey.privateKey
+        let published = try publishedKeys
+        let signature = try signing.signature(
+            over: message, current: current, keyNamed: { kid in published.first { $0.kid == kid }?.privateKey },
+            hs256Key: Array(current.publicKey.pem.utf8)
+        )
         return signingInput + "." + Base64URL.encode(signature)
     }
 

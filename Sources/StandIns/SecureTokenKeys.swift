@@ -71,26 +71,10 @@ public final class SecureTokenKeys: Sendable {
     public func sign(headerJSON: [UInt8], payloadJSON: [UInt8], signing: IDTokenSigning = .current) throws -> String {
         let signingInput = Base64URL.encode(headerJSON) + "." + Base64URL.encode(payloadJSON)
         let message = Array(signingInput.utf8)
-        let signature: [UInt8]
-        switch signing {
-        case .current:
-            signature = try currentKey.privateKey.signRS256(message)
-        case .kid(let kid):
-            guard let key = publishedKeys.first(where: { $0.kid == kid }) else { throw IDTokenSigningError.unknownKID }
-            signature = try key.privateKey.signRS256(message)
-        case .unpublishedKey:
-            signature = try RSAPrivateKey.generate(bits: 2048).signRS256(message)
-        case .privateKey(let key):
-            signature = try key.signRS256(message)
-        case .corruptedSignature:
-            var bytes = try currentKey.privateKey.signRS256(message)
-            bytes[bytes.count / 2] ^= 0x01
-            signature = bytes
-        case .none:
-            signature = []
-        case .hs256WithCertificate:
-            signature = HMACSHA256.authenticate(key: Array(currentKey.certificatePEM.utf8), message: message)
-        }
+        let signature = try signing.signature(
+            over: message, current: currentKey.privateKey, keyNamed: { kid in publishedKeys.first { $0.kid == kid }?.privateKey },
+            hs256Key: Array(currentKey.certificatePEM.utf8)
+        )
         return signingInput + "." + Base64URL.encode(signature)
     }
 
@@ -161,6 +145,34 @@ public enum IDTokenSigning: Sendable {
     case none
     /// HS256 keyed with the current certificate PEM, the classic algorithm-confusion attack.
     case hs256WithCertificate
+}
+
+extension IDTokenSigning {
+    /// The signature segment's bytes for `message`: one switch for every stand-in that signs ID tokens (Google's
+    /// securetoken keys, Kakao's OpenID Connect keys). `hs256Key` is the public material an attacker would key HS256 with.
+    func signature(
+        over message: [UInt8], current: RSAPrivateKey, keyNamed: (String) -> RSAPrivateKey?, hs256Key: [UInt8]
+    ) throws -> [UInt8] {
+        switch self {
+        case .current:
+            return try current.signRS256(message)
+        case .kid(let kid):
+            guard let key = keyNamed(kid) else { throw IDTokenSigningError.unknownKID }
+            return try key.signRS256(message)
+        case .unpublishedKey:
+            return try RSAPrivateKey.generate(bits: 2048).signRS256(message)
+        case .privateKey(let key):
+            return try key.signRS256(message)
+        case .corruptedSignature:
+            var bytes = try current.signRS256(message)
+            bytes[bytes.count / 2] ^= 0x01
+            return bytes
+        case .none:
+            return []
+        case .hs256WithCertificate:
+            return HMACSHA256.authenticate(key: hs256Key, message: message)
+        }
+    }
 }
 
 public enum IDTokenSigningError: Error, Sendable {

@@ -30,10 +30,7 @@ struct IDTokenClaimRules: Sendable {
             throw Self.invalid("The ID token's sub must be a non-empty string of at most 128 characters.")
         }
         let now = clock.now()
-        guard let exp = payload["exp"]?.int64Value else { throw Self.invalid("The ID token's exp must be a number of seconds.") }
-        guard exp > now - clockSkewSeconds else { throw Self.invalid("The ID token has expired (exp).") }
-        guard let iat = payload["iat"]?.int64Value else { throw Self.invalid("The ID token's iat must be a number of seconds.") }
-        guard iat <= now + clockSkewSeconds else { throw Self.invalid("The ID token was issued in the future (iat).") }
+        try JWTTimes.check(payload, now: now, skew: clockSkewSeconds, invalid: Self.invalid)
         if let authTimeValue = payload["auth_time"] {
             guard let authTime = authTimeValue.int64Value else {
                 throw Self.invalid("The ID token's auth_time must be a number of seconds.")

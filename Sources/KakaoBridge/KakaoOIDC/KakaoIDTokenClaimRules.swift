@@ -34,10 +34,7 @@ struct KakaoIDTokenClaimRules: Sendable {
             throw Self.invalid("The ID token's aud is not one of the app keys in kakao.oidc.audiences.")
         }
         let now = clock.now()
-        guard let exp = payload["exp"]?.int64Value else { throw Self.invalid("The ID token's exp must be a number of seconds.") }
-        guard exp > now - clockSkewSeconds else { throw Self.invalid("The ID token has expired (exp).") }
-        guard let iat = payload["iat"]?.int64Value else { throw Self.invalid("The ID token's iat must be a number of seconds.") }
-        guard iat <= now + clockSkewSeconds else { throw Self.invalid("The ID token was issued in the future (iat).") }
+        let (iat, exp) = try JWTTimes.check(payload, now: now, skew: clockSkewSeconds, invalid: Self.invalid)
         guard let id = payload["sub"]?.stringValue.flatMap(Self.kakaoID) else {
             throw Self.invalid("The ID token's sub must be a Kakao user id: a positive decimal number.")
         }

@@ -25,20 +25,8 @@ struct KakaoIDTokenVerifier: Sendable {
     static func parse(_ token: String) throws(Problem) -> (
         kid: String, payload: JSONValue, signingInput: [UInt8], signature: [UInt8]
     ) {
-        guard let parts = JWTEncoding.split(token) else {
-            let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-            if segments.count == 3, !segments[0].isEmpty, segments[2].isEmpty {
-                throw KakaoIDTokenClaimRules.invalid("The ID token is unsigned: alg must be RS256 (alg none is refused).")
-            }
-            throw KakaoIDTokenClaimRules.invalid("The ID token is not a JWT: it must be three base64url segments.")
-        }
-        guard let header = JSONValue.parse(parts.header), case .object = header else {
-            throw KakaoIDTokenClaimRules.invalid("The ID token's header is not a JSON object.")
-        }
-        // No `none`, no HS256 keyed with a public key: whatever the header says, only RS256 verifies.
-        guard header["alg"]?.stringValue == "RS256" else {
-            throw KakaoIDTokenClaimRules.invalid("The ID token's header alg must be RS256.")
-        }
+        let parts = try JWTEncoding.splitRS256(token, invalid: KakaoIDTokenClaimRules.invalid)
+        let header = parts.header
         // RFC 7515 §4.1.11: extensions the verifier does not understand must be refused; Kakao sends none.
         guard header["crit"] == nil else {
             throw KakaoIDTokenClaimRules.invalid("The ID token's header has crit extensions, which are not supported.")

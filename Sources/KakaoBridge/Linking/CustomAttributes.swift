@@ -19,8 +19,11 @@ struct CustomAttributes: Sendable, Equatable {
     init(_ members: [String: JSONValue]) { self.members = members }
 
     /// `kakao_id` as a number or a decimal string (an app may have written either by hand); `nil` when absent.
-    var kakaoID: Int64? {
-        guard let value = members["kakao_id"] else { return nil }
+    var kakaoID: Int64? { Self.kakaoID(members["kakao_id"]) }
+
+    /// A `kakao_id` claim read as custom claims and ID tokens carry it: a number, or the same digits as a string.
+    static func kakaoID(_ value: JSONValue?) -> Int64? {
+        guard let value else { return nil }
         return value.intValue ?? value.stringValue.flatMap { Int64($0) }
     }
 

@@ -45,8 +45,7 @@ struct LoginCompleteController {
     /// account, and both the custom token's claims and the account's custom claims put `kakao_id` into its ID tokens.
     static func sameUser(_ token: VerifiedIDToken, _ user: KakaoUser, uidPrefix: String) -> Bool {
         if token.subject == uidPrefix + String(user.id) { return true }
-        guard let claim = token.claims["kakao_id"] else { return false }
-        return (claim.intValue ?? claim.stringValue.flatMap { Int64($0) }) == user.id
+        return CustomAttributes.kakaoID(token.claims["kakao_id"]) == user.id
     }
 
     /// `Authorization: Bearer <hook secret>`; anything else, including no header, is `unauthorized` (never `missing_token`:

@@ -17,6 +17,31 @@ enum JWTEncoding {
 }
 
 extension JWTEncoding {
+    /// A token the service verifies (a Firebase ID token, a Kakao ID token): split, its header a JSON object that says
+    /// RS256. The algorithm is fixed here, by the verifier; the header can only agree with it (no `none`, no HS256 keyed
+    /// with a public key). `invalid` makes the problem of the token's kind from a detail that never echoes its values.
+    static func splitRS256(
+        _ token: String, invalid: (String) -> Problem
+    ) throws(Problem) -> (header: JSONValue, payload: [UInt8], signingInput: [UInt8], signature: [UInt8]) {
+        guard let parts = split(token) else {
+            // `alg: none` tokens end in an empty signature segment; name the rule they actually break.
+            let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+            if segments.count == 3, !segments[0].isEmpty, segments[2].isEmpty {
+                throw invalid("The ID token is unsigned: alg must be RS256 (alg none is refused).")
+            }
+            throw invalid("The ID token is not a JWT: it must be three base64url segments.")
+        }
+        guard let header = JSONValue.parse(parts.header), case .object = header else {
+            throw invalid("The ID token's header is not a JSON object.")
+        }
+        guard header["alg"]?.stringValue == "RS256" else {
+            throw invalid("The ID token's header alg must be RS256.")
+        }
+        return (header, parts.payload, parts.signingInput, parts.signature)
+    }
+}
+
+extension JWTEncoding {
     /// The header of every JWT the service signs (custom tokens, access-token assertions), base64url-encoded:
     /// `{"alg":"RS256","typ":"JWT","kid":<the service account's private_key_id>}`.
     static func encodedRS256Header(kid: String) -> String {
