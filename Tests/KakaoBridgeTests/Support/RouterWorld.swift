@@ -41,6 +41,8 @@ final class RouterWorld: Sendable {
     /// The process's memory of unlinked Kakao users, as the unlink webhook fills it.
     let unlinkedUsers: UnlinkedKakaoUsers
     let config: BridgeConfig
+    /// The clock the service reads (`Options.clock`): tokens a test signs are stamped from it.
+    let clock: UnixClock
     /// Every line the service logged, at trace level.
     let logs: LogSink
     private let client: any TestClientProtocol
@@ -48,9 +50,10 @@ final class RouterWorld: Sendable {
     private init(
         kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
         certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, unlinks: FakeUnlinkNotifier,
-        kakaoKeys: FakeKakaoKeys, unlinkedUsers: UnlinkedKakaoUsers, config: BridgeConfig, logs: LogSink,
+        kakaoKeys: FakeKakaoKeys, unlinkedUsers: UnlinkedKakaoUsers, config: BridgeConfig, clock: UnixClock, logs: LogSink,
         client: any TestClientProtocol
     ) {
+        self.clock = clock
         self.unlinks = unlinks
         self.kakaoKeys = kakaoKeys
         self.unlinkedUsers = unlinkedUsers
@@ -108,7 +111,7 @@ final class RouterWorld: Sendable {
             let world = RouterWorld(
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
                 googleTokens: googleTokens, admin: admin, unlinks: unlinks, kakaoKeys: kakaoKeys, unlinkedUsers: unlinkedUsers,
-                config: configured, logs: logs, client: client
+                config: configured, clock: options.clock, logs: logs, client: client
             )
             // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
             if options.backend {
