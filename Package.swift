@@ -56,6 +56,7 @@ let package = Package(
                 "BridgeJSON",
                 "CurlHTTP",
                 "OpenSSLCrypto",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

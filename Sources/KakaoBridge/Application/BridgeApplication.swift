@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// shutdown starts. Hummingbird shuts its server down first and its other services after, so a service inside the
 /// application would hear of the shutdown only once the server has already stopped.
 public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
-    public typealias Responder = RouterResponder<BridgeRequestContext>
+    public typealias Responder = LoginAdmission
 
     let inner: Application<Responder>
     /// The live state: tests and `serve` reach readiness and reload through it.

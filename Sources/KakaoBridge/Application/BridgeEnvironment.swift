@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 
 /// What `buildApplication` needs besides configuration and upstreams; `serve`, the sandbox and the tests pass their own.
 public struct BridgeEnvironment: Sendable {
@@ -23,6 +24,8 @@ public struct BridgeEnvironment: Sendable {
     public var unlinkedUsers: UnlinkedKakaoUsers
     /// Outlives every reload too: nonces issued before a SIGHUP stay good, and used ones stay used.
     public var kakaoNonces: KakaoNonceMemory
+    /// Logins admitted past the router at once (`LoginAdmission`): by default 64 per core; tests set their own.
+    public var loginAdmissionLimit: Int
 
     public init(
         logger: Logger, clock: UnixClock = .system, reload: Reload? = nil,
@@ -34,5 +37,6 @@ public struct BridgeEnvironment: Sendable {
         self.onServerRunning = onServerRunning
         self.unlinkedUsers = UnlinkedKakaoUsers(clock: clock)
         self.kakaoNonces = KakaoNonceMemory(clock: clock)
+        self.loginAdmissionLimit = LoginAdmission.limit(cores: System.coreCount)
     }
 }

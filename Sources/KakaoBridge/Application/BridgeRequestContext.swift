@@ -10,6 +10,8 @@ public struct BridgeRequestContext: RequestContext {
     public var clientAddress: String
     public let socketPeer: String
     public var timings = UpstreamTimings()
+    /// How long a login waited for its turn before the router saw it (`LoginAdmission`); zero for other requests.
+    public var admissionWait: Duration = .zero
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -17,7 +17,10 @@ public func buildApplication(
     let onServerRunning = environment.onServerRunning
     let reload = ReloadService(holder: holder, environment: environment, startup: config)
     let application = Application(
-        router: buildRouter(holder: holder, clock: environment.clock),
+        responder: LoginAdmission(
+            inner: buildRouter(holder: holder, clock: environment.clock).buildResponder(),
+            queue: AdmissionQueue(limit: environment.loginAdmissionLimit)
+        ),
         server: guardedHTTP1(config.server),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
         services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],

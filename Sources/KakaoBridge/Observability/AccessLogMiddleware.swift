@@ -24,7 +24,8 @@ struct AccessLogMiddleware: RouterMiddleware {
     private func log(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
         // Operators who turn access lines off (level warning) should not pay for building them.
         guard context.logger.logLevel <= .info else { return }
-        let elapsed = ContinuousClock.now - start
+        // A login's wait for its turn (`LoginAdmission`) is part of what the client waited.
+        let elapsed = ContinuousClock.now - start + context.admissionWait
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var metadata: Logger.Metadata = [
             "method": .string(RouteLabel.method(request.method)),
@@ -33,6 +34,10 @@ struct AccessLogMiddleware: RouterMiddleware {
             "duration_ms": .stringConvertible(Self.rounded(milliseconds)),
             "client": .string(context.clientAddress),
         ]
+        if context.admissionWait > .zero {
+            let wait = context.admissionWait.components
+            metadata["queued_ms"] = .stringConvertible(Self.rounded(Double(wait.seconds) * 1000 + Double(wait.attoseconds) / 1e15))
+        }
         let upstreams = context.timings.snapshot
         if !upstreams.isEmpty {
             metadata["upstream_ms"] = .dictionary(upstreams.mapValues { .stringConvertible(Self.rounded($0)) })

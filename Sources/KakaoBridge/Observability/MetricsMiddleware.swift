@@ -30,6 +30,6 @@ struct MetricsMiddleware: RouterMiddleware {
     private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
         let meters = meters.meters(route: RouteLabel.route(context), method: RouteLabel.method(request.method), status: status)
         meters.requests.increment()
-        meters.duration.record(duration: ContinuousClock.now - start)
+        meters.duration.record(duration: ContinuousClock.now - start + context.admissionWait)
     }
 }

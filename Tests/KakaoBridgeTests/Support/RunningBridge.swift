@@ -18,7 +18,9 @@ final class RunningBridge: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    static func start(config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock = .system) async throws -> RunningBridge {
+    static func start(
+        config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock = .system, admissionLimit: Int? = nil
+    ) async throws -> RunningBridge {
         BridgeMetrics.bootstrap()
         var config = config
         config.server.host = "127.0.0.1"
@@ -27,13 +29,12 @@ final class RunningBridge: Sendable {
         // Trace level: the log-leak test must see every line the service could ever write.
         let logger = Logger.bridge(level: "trace", format: "json", sink: logs)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try buildApplication(
-            config: config, upstreams: upstreams,
-            environment: BridgeEnvironment(logger: logger, clock: clock) { port in
-                continuation.yield(port)
-                continuation.finish()
-            }
-        )
+        var environment = BridgeEnvironment(logger: logger, clock: clock) { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        if let admissionLimit { environment.loginAdmissionLimit = admissionLimit }
+        let app = try buildApplication(config: config, upstreams: upstreams, environment: environment)
         let task = Task {
             defer { continuation.finish() }
             try await app.run()

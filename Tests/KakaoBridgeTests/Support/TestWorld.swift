@@ -15,6 +15,8 @@ final class TestWorld: Sendable {
         var unlink = false
         var tenantID: String?
         var clock: UnixClock = .system
+        /// Logins admitted at once (`LoginAdmission`); `nil`: the service's default.
+        var admissionLimit: Int?
         var configure: @Sendable (inout BridgeConfig) -> Void = { _ in }
     }
 
@@ -107,7 +109,9 @@ final class TestWorld: Sendable {
         options.configure(&config)
 
         let http = CurlHTTPClient()
-        let bridge = try await RunningBridge.start(config: config, upstreams: .live(config, http: http), clock: options.clock)
+        let bridge = try await RunningBridge.start(
+            config: config, upstreams: .live(config, http: http), clock: options.clock, admissionLimit: options.admissionLimit
+        )
         if options.hook || options.backend {
             backend.configureHook(url: bridge.baseURL + "/v1/login-complete", secret: hookSecret)
         }
