@@ -26,6 +26,7 @@ import Testing
                 #"kakao_bridge_request_duration_seconds_bucket{route="/v1/token-exchange",method="GET",status="200",le="#,
                 #"kakao_bridge_request_duration_seconds_count{route="/healthz",method="GET",status="200"}"#,
                 "kakao_bridge_requests_in_flight",
+                "kakao_bridge_logins_waiting",
                 #"kakao_bridge_upstream_calls_total{upstream="kakao",outcome="ok"}"#,
                 #"kakao_bridge_upstream_duration_seconds_bucket{upstream="kakao",outcome="ok",le="#,
             ] {

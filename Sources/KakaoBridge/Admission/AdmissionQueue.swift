@@ -1,4 +1,5 @@
 import DequeModule
+import Metrics
 import Synchronization
 
 /// First come, first served: at most `limit` holders at once; the others wait in arrival order.
@@ -16,9 +17,12 @@ public final class AdmissionQueue: Sendable {
 
     let limit: Int
     private let state: Mutex<State>
+    /// How many wait now, for operators (`kakao_bridge_logins_waiting` for the login queue).
+    private let waitingMeter: Meter?
 
-    init(limit: Int) {
+    init(limit: Int, waitingMeter: Meter? = nil) {
         self.limit = max(1, limit)
+        self.waitingMeter = waitingMeter
         state = Mutex(State())
     }
 
@@ -45,6 +49,8 @@ public final class AdmissionQueue: Sendable {
                         return true
                     }
                     state.waiters.append((ticket, continuation))
+                    // Under the lock, like the decrements, so the gauge never reads below zero.
+                    waitingMeter?.increment()
                     return nil
                 }
                 switch admitted {
@@ -54,8 +60,10 @@ public final class AdmissionQueue: Sendable {
                 }
             }
         } onCancel: {
-            let removed = state.withLock { state in
-                state.waiters.firstIndex { $0.ticket == ticket }.map { state.waiters.remove(at: $0).continuation }
+            let removed = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let index = state.waiters.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+                waitingMeter?.decrement()
+                return state.waiters.remove(at: index).continuation
             }
             removed?.resume(throwing: CancellationError())
         }
@@ -65,7 +73,10 @@ public final class AdmissionQueue: Sendable {
     /// Gives the place back: to the longest waiter if there is one.
     func leave() {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            if let waiter = state.waiters.popFirst() { return waiter.continuation }
+            if let waiter = state.waiters.popFirst() {
+                waitingMeter?.decrement()
+                return waiter.continuation
+            }
             state.holders -= 1
             return nil
         }

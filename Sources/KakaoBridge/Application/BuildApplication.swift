@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import Logging
+import Metrics
 import NIOCore
 
 /// The composition root: `serve`, the sandbox and the tests all run the application built here, from a configuration and
@@ -19,7 +20,9 @@ public func buildApplication(
     let application = Application(
         responder: LoginAdmission(
             inner: buildRouter(holder: holder, clock: environment.clock).buildResponder(),
-            queue: AdmissionQueue(limit: environment.loginAdmissionLimit)
+            queue: AdmissionQueue(
+                limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: "kakao_bridge_logins_waiting")
+            )
         ),
         server: guardedHTTP1(config.server),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
