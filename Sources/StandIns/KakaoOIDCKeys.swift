@@ -74,12 +74,7 @@ public final class KakaoOIDCKeys: Sendable {
     public func signIDToken(
         header: [String: any Sendable]? = nil, payload: [String: any Sendable], signing: IDTokenSigning = .current
     ) throws -> String {
-        guard let payloadValue = JSONValue(any: payload) else { throw IDTokenSigningError.notJSON("payload") }
-        let headerValue: JSONValue
-        if let header {
-            guard let value = JSONValue(any: header) else { throw IDTokenSigningError.notJSON("header") }
-            headerValue = value
-        } else {
+        let json = try IDTokenSigning.json(header: header, payload: payload) {
             let alg: String
             var kid = try currentKID
             switch signing {
@@ -88,9 +83,9 @@ public final class KakaoOIDCKeys: Sendable {
             case .kid(let chosen): alg = "RS256"; kid = chosen
             default: alg = "RS256"
             }
-            headerValue = .object(["kid": .string(kid), "typ": "JWT", "alg": .string(alg)])
+            return .object(["kid": .string(kid), "typ": "JWT", "alg": .string(alg)])
         }
-        let signingInput = Base64URL.encode(headerValue.serialized) + "." + Base64URL.encode(payloadValue.serialized)
+        let signingInput = Base64URL.encode(json.header.serialized) + "." + Base64URL.encode(json.payload.serialized)
         let message = Array(signingInput.utf8)
         let current = try currentKey.privateKey
         let published = try publishedKeys

@@ -56,15 +56,8 @@ public final class SecureTokenKeys: Sendable {
         payload: [String: any Sendable],
         signing: IDTokenSigning = .current
     ) throws -> String {
-        guard let payloadValue = JSONValue(any: payload) else { throw IDTokenSigningError.notJSON("payload") }
-        let headerValue: JSONValue
-        if let header {
-            guard let value = JSONValue(any: header) else { throw IDTokenSigningError.notJSON("header") }
-            headerValue = value
-        } else {
-            headerValue = .object(defaultHeader(for: signing))
-        }
-        return try sign(headerJSON: headerValue.serialized, payloadJSON: payloadValue.serialized, signing: signing)
+        let json = try IDTokenSigning.json(header: header, payload: payload) { .object(defaultHeader(for: signing)) }
+        return try sign(headerJSON: json.header.serialized, payloadJSON: json.payload.serialized, signing: signing)
     }
 
     /// The raw form: arbitrary header and payload bytes (duplicate keys, invalid JSON, …).
@@ -148,6 +141,17 @@ public enum IDTokenSigning: Sendable {
 }
 
 extension IDTokenSigning {
+    /// The payload as JSON, and the header: the one given, verbatim, or else `defaultHeader()`. Shared by both stand-in
+    /// key sets, whose tests drop or change `kid` and `alg` by giving a header.
+    static func json(
+        header: [String: any Sendable]?, payload: [String: any Sendable], defaultHeader: () throws -> JSONValue
+    ) throws -> (header: JSONValue, payload: JSONValue) {
+        guard let payloadValue = JSONValue(any: payload) else { throw IDTokenSigningError.notJSON("payload") }
+        guard let header else { return (try defaultHeader(), payloadValue) }
+        guard let headerValue = JSONValue(any: header) else { throw IDTokenSigningError.notJSON("header") }
+        return (headerValue, payloadValue)
+    }
+
     /// The signature segment's bytes for `message`: one switch for every stand-in that signs ID tokens (Google's
     /// securetoken keys, Kakao's OpenID Connect keys). `hs256Key` is the public material an attacker would key HS256 with.
     func signature(

@@ -32,7 +32,7 @@ public struct LoginAdmission: HTTPResponder {
     /// `TokenExchangeController` and `LegacyController` (the fixed `/v1/kakao/…` paths are matched before the latter).
     static func isLogin(method: HTTPRequest.Method, path: Substring) -> Bool {
         guard method == .get else { return false }
-        if path == "/v1/token-exchange" { return true }
+        if path == TokenExchangeController.route { return true }
         guard path.hasPrefix("/v1/kakao/"), !fixedKakaoPaths.contains(path) else { return false }
         let rest = path.dropFirst("/v1/kakao/".count)
         return !rest.isEmpty && !rest.contains("/")

@@ -26,17 +26,15 @@ struct AccessLogMiddleware: RouterMiddleware {
         guard context.logger.logLevel <= .info else { return }
         // A login's wait for its turn (`LoginAdmission`) is part of what the client waited.
         let elapsed = ContinuousClock.now - start + context.admissionWait
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var metadata: Logger.Metadata = [
             "method": .string(RouteLabel.method(request.method)),
             "route": .string(RouteLabel.route(context)),
             "status": .stringConvertible(status),
-            "duration_ms": .stringConvertible(Self.rounded(milliseconds)),
+            "duration_ms": .stringConvertible(Self.rounded(elapsed.milliseconds)),
             "client": .string(context.clientAddress),
         ]
         if context.admissionWait > .zero {
-            let wait = context.admissionWait.components
-            metadata["queued_ms"] = .stringConvertible(Self.rounded(Double(wait.seconds) * 1000 + Double(wait.attoseconds) / 1e15))
+            metadata["queued_ms"] = .stringConvertible(Self.rounded(context.admissionWait.milliseconds))
         }
         let upstreams = context.timings.snapshot
         if !upstreams.isEmpty {

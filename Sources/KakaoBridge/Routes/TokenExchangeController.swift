@@ -6,6 +6,8 @@ import Hummingbird
 struct TokenExchangeController {
     let holder: StateHolder
 
+    static let route = "/v1/token-exchange"
+
     /// Query parameters that would put a token into access logs, compared percent-decoded and case-folded:
     /// `?Access_Token=` and `?access%5Ftoken=` are the same parameter to many frameworks, so they are refused too.
     static let tokenQueryNames: Set<String> = ["access_token", "token", "kakao_token"]
@@ -20,8 +22,8 @@ struct TokenExchangeController {
     }
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get("/v1/token-exchange", use: exchange)
-        router.refuseOtherMethods("/v1/token-exchange", allow: ["GET"])
+        router.get(RouterPath(Self.route), use: exchange)
+        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET"])
     }
 
     @Sendable func exchange(_ request: Request, context: BridgeRequestContext) async throws -> Response {

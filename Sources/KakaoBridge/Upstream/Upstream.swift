@@ -179,7 +179,7 @@ struct Upstream: Sendable {
     private func settle(
         _ outcome: Result<HTTPResponse, HTTPClientError>, elapsed: Duration, context: CallContext
     ) -> Result<HTTPResponse, Failure> {
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = elapsed.milliseconds
         context.timings.add(name.rawValue, milliseconds: milliseconds)
         let result: Result<HTTPResponse, Failure>
         let label: UpstreamMeters.Outcome
