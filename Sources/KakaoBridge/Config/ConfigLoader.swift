@@ -64,7 +64,10 @@ private struct Reader {
     mutating func readYAML(_ yaml: String) {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            // `.basic`: no tag resolution. The keys read each value from its text, so the default resolver's rules would go
+            // unused, and they are NSRegularExpressions: building them maps ICU's data into every process (about 4 MiB of
+            // resident memory for a service that never looks at it again).
+            root = try Yams.compose(yaml: yaml, .basic)
         } catch {
             problems.append("configuration file: \(Self.describe(error))")
             yamlUnreadable = true
