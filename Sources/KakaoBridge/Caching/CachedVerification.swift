@@ -4,7 +4,7 @@
 /// so its per-entry size is the service's memory under a crowd of new logins. As a struct of `KakaoUser`'s strings, an
 /// entry cost about 520 bytes (a 136-byte dictionary slot at the table's load factor, an email and a picture URL of their
 /// own, and a per-user index); packed, the table's slot is one reference and the entry is one object of about 170 bytes
-/// (`crowd`: 43,000 entries after 30 s, 22 → 11 MiB).
+/// (`crowd`: 43,000 entries after 30 s, 22 → 10 MiB).
 ///
 /// Layout: the header below, then the nickname's, the email's and the picture URL's UTF-8 bytes, back to back. A length of
 /// -1 stands for a field Kakao did not return. Immutable once made, so it may be read from any thread.
