@@ -10,8 +10,9 @@ import Hummingbird
 /// task serves every request of that connection. A request is deep (the middlewares, the route, `LoginFlow`, the Kakao
 /// client, `Upstream`, CurlHTTP), so a keep-alive connection that ran one in its own task kept that request's frames
 /// (about 16 KiB) for the rest of its life: 1,000 keep-alive connections that had each run one request in a child task
-/// held 65 MiB, against 81 MiB in their own tasks. In a child task the frames are freed when the request answers. The child is started with `addImmediateTask`: it runs on the
-/// connection task's thread at once, so the only cost is one more resumption when it answers. (A child started with
+/// held 65 MiB, against 81 MiB in their own tasks. In a child task the frames are freed when the request answers. The
+/// child is started with `addImmediateTask`: it runs on the connection task's thread at once, so the only cost is one
+/// more resumption when it answers. (A child started with
 /// `addTask` waited for a pool thread first, behind other logins' signatures: `wait` + 1.5 ms at p50.) The backend's
 /// hook and revoke calls, Kakao's webhook, probes and `/metrics` run in the connection's task: they come over a few
 /// connections that are reused, so frames kept there cost little, and the hook, the busiest, saves a task per call
@@ -48,8 +49,11 @@ public struct LoginAdmission: HTTPResponder {
     public func respond(to request: Request, context: Context) async throws -> Response {
         let path = Substring(request.uri.path)
         guard Self.isLogin(method: request.method, path: path) else {
-            if request.method == .get, path == KakaoNonceController.route { return try await Self.inChildTask(inner, request, context) }
-            return try await inner.respond(to: request, context: context)
+            // The nonce is the other route apps call, on the connection their login will use.
+            guard request.method == .get, path == KakaoNonceController.route else {
+                return try await inner.respond(to: request, context: context)
+            }
+            return try await Self.inChildTask(inner, request, context)
         }
         var context = context
         let queued = ContinuousClock.now

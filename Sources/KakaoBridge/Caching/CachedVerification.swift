@@ -7,8 +7,8 @@
 /// (`crowd`: 43,000 entries after 30 s, 22 → 10 MiB).
 ///
 /// Layout: the header below, then the nickname's, the email's and the picture URL's UTF-8 bytes, back to back. A length of
-/// -1 stands for a field Kakao did not return. Immutable once made, so it may be read from any thread.
-final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8>, @unchecked Sendable {
+/// -1 stands for a field Kakao did not return. Immutable once made; only the cache, under its lock, holds one.
+final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8> {
     struct Header {
         let userID: Int64
         let trustedUntil: Int64
@@ -22,24 +22,26 @@ final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8>,
     }
 
     static func make(user: KakaoUser, trustedUntil: Int64, tokenExpiresAt: Int64?, serial: UInt64) -> CachedVerification {
-        let fields = [user.nickname, user.email, user.profileImageURL]
-        let counts = fields.map { $0.map { Int32(clamping: $0.utf8.count) } ?? -1 }
-        let total = counts.reduce(0) { $0 + Int(max($1, 0)) }
-        let buffer = create(minimumCapacity: total) { _ in
+        // Runs once per verified login: no arrays of the fields, just their lengths and one copy each.
+        func length(_ text: String?) -> Int32 { text.map { Int32(clamping: $0.utf8.count) } ?? -1 }
+        let nickname = length(user.nickname), email = length(user.email), picture = length(user.profileImageURL)
+        let buffer = create(minimumCapacity: Int(max(nickname, 0) + max(email, 0) + max(picture, 0))) { _ in
             Header(
                 userID: user.id, trustedUntil: trustedUntil, tokenExpiresAt: tokenExpiresAt, serial: serial,
-                nicknameCount: counts[0], emailCount: counts[1], pictureCount: counts[2], emailVerified: user.emailVerified
+                nicknameCount: nickname, emailCount: email, pictureCount: picture, emailVerified: user.emailVerified
             )
         }
         buffer.withUnsafeMutablePointerToElements { bytes in
-            var offset = 0
-            for field in fields {
-                guard let field else { continue }
-                for byte in field.utf8 {
-                    bytes[offset] = byte
-                    offset += 1
-                }
+            var next = bytes
+            func copy(_ text: String?) {
+                guard let text else { return }
+                let count = text.utf8.count
+                _ = UnsafeMutableBufferPointer(start: next, count: count).initialize(from: text.utf8)
+                next += count
             }
+            copy(user.nickname)
+            copy(user.email)
+            copy(user.profileImageURL)
         }
         return unsafeDowncast(buffer, to: CachedVerification.self)
     }
