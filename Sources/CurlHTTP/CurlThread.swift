@@ -1,5 +1,3 @@
-import Foundation
-
 /// Starts the one thread that drives curl. Runs on the thread that makes the client, once per client.
 enum CurlThread {
     /// Creates the multi handle, the wake signal and the poller here, so that a failure is known at once and every
@@ -19,16 +17,16 @@ enum CurlThread {
         let inbox = CurlThreadInbox(wakeSignal: wake)
         // From now on only the new thread touches the multi handle and the poller.
         let handoff = Handoff(multi: multi, poller: poller)
-        let thread = Thread {
-            // Named from inside: on Linux a name set before `start` stays Foundation's and never reaches the kernel, so
-            // /proc, top and perf would show the name of whichever thread made the client.
-            Thread.current.name = "curl-multi"
-            CurlThreadDriver(
-                inbox: inbox, multi: handoff.multi, poller: handoff.poller,
-                maxResponseBytes: maxResponseBytes, maxPerOrigin: maxConnectionsPerHost
-            ).run()
+        do throws(HTTPClientError) {
+            try DetachedThread.start(name: "curl-multi") {
+                CurlThreadDriver(
+                    inbox: inbox, multi: handoff.multi, poller: handoff.poller,
+                    maxResponseBytes: maxResponseBytes, maxPerOrigin: maxConnectionsPerHost
+                ).run()
+            }
+        } catch {
+            return CurlThreadInbox(startupError: error)
         }
-        thread.start()
         return inbox
     }
 

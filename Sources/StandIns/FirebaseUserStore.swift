@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The Firebase project's users, shared by the Admin API stand-in and the Identity Toolkit stand-in as Google shares

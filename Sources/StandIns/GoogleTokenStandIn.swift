@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import Logging
 import OpenSSLCrypto
@@ -87,7 +87,7 @@ public final class GoogleTokenStandIn: Sendable {
         guard request.mediaType == "application/x-www-form-urlencoded" else {
             return refuse("invalid_request", "Content-Type must be application/x-www-form-urlencoded.")
         }
-        let form = Self.parseForm(String(decoding: try await request.bodyBytes(), as: UTF8.self))
+        let form = FormFields.parse(String(decoding: try await request.bodyBytes(), as: UTF8.self))
         guard form["grant_type"] == Self.grantType else { return refuse("unsupported_grant_type", "Invalid grant_type: \(form["grant_type"] ?? "")") }
         guard let assertion = form["assertion"], !assertion.isEmpty else { return refuse("invalid_request", "Missing required parameter: assertion") }
         switch check(assertion) {
@@ -143,14 +143,6 @@ public final class GoogleTokenStandIn: Sendable {
     }
 
     static func parseForm(_ body: String) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-            }
-            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return fields
+        FormFields.parse(body)
     }
 }

@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 
 /// A Kakao account as the stand-in knows it; nil fields are omitted from `/v2/user/me`.
 public struct KakaoAccount: Sendable, Equatable {
@@ -74,6 +74,6 @@ public struct KakaoAccount: Sendable, Equatable {
 extension String {
     /// Kakao serves a 110x110 thumbnail beside the 640x640 image; a distinct URL keeps the two apart in tests.
     fileprivate func replacingThumbnailSize() -> String {
-        contains("640x640") ? replacingOccurrences(of: "640x640", with: "110x110") : self + "?size=110"
+        contains("640x640") ? replacing("640x640", with: "110x110") : self + "?size=110"
     }
 }

@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import Logging
 import OpenSSLCrypto

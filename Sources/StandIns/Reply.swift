@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import NIOCore
 
@@ -39,8 +39,9 @@ extension Request {
     }
 
     var mediaType: String? {
-        headers[.contentType]?.split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        headers[.contentType]?.split(separator: ";").first.map { part in
+            let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            return String(part.drop(while: isBlank).reversed().drop(while: isBlank).reversed()).lowercased()
         }
     }
 }

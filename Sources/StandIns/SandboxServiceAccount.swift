@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import OpenSSLCrypto
 
 /// A throwaway Google service account for the sandbox and the tests, in Google's own JSON file format.
@@ -45,7 +45,7 @@ public struct SandboxServiceAccount: Sendable {
 
     /// The contents of the `.json` key file Google's console downloads.
     public func json() -> String {
-        let encodedEmail = clientEmail.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._"))) ?? clientEmail
+        let encodedEmail = FormFields.escapePathSegment(clientEmail)
         let file: [String: JSONValue] = [
             "type": .string("service_account"),
             "project_id": .string(projectID),

@@ -1,4 +1,5 @@
-import Foundation
+import BridgeJSON
+import FoundationEssentials
 import KakaoBridge
 import StandIns
 
@@ -33,8 +34,8 @@ extension DemoWalk {
         detail("ID token", "\(TokenDisplay.shorten(login.idToken))   signed by Kakao (the stand-in) for app key \(audience)")
         if let decoded = TokenDisplay.decodeJWT(login.idToken) {
             var claims = decoded.claims
-            if let email = claims["email"] as? String { claims["email"] = Self.shortenEmail(email) }
-            if let nonce = claims["nonce"] as? String { claims["nonce"] = TokenDisplay.shorten(nonce) }
+            if let email = claims["email"]?.stringValue { claims["email"] = .string(Self.shortenEmail(email)) }
+            if let nonce = claims["nonce"]?.stringValue { claims["nonce"] = .string(TokenDisplay.shorten(nonce)) }
             detail("claims", TokenDisplay.json(claims))
         }
         backend.resetCounters()
@@ -42,7 +43,7 @@ extension DemoWalk {
         let oidcAnswer = await get("/v1/token-exchange", token: login.idToken)
         let oidcCalls = kakao.apiCalls - oidcBefore
         let keyFetches = kakao.jwksCalls - jwksBefore
-        let uid = oidcAnswer?.json?["uid"] as? String
+        let uid = oidcAnswer?.json?["uid"]?.stringValue
 
         detail("access token", "GET /v1/token-exchange -> \(accessAnswer?.status ?? 0)   Kakao API calls: \(accessCalls)")
         detail("ID token", "GET /v1/token-exchange -> \(oidcAnswer?.status ?? 0)   Kakao API calls: \(oidcCalls)   "
@@ -50,7 +51,7 @@ extension DemoWalk {
         detail("hook", "the backend's POST /v1/login-complete with the ID token as kakao_token -> "
             + (backend.lastHookStatus.map { "\($0)" } ?? "no answer"))
         let replay = await get("/v1/token-exchange", token: login.idToken)
-        detail("replay", "the same ID token again -> \(replay?.status ?? 0) \(replay?.json?["code"] as? String ?? "") (its nonce is used)")
+        detail("replay", "the same ID token again -> \(replay?.status ?? 0) \(replay?.json?["code"]?.stringValue ?? "") (its nonce is used)")
         let expectedUID = world.config.kakao.uidPrefix + String(user.id)
         if accessAnswer?.status == 200, oidcAnswer?.status == 200, uid == expectedUID, accessCalls == 2, oidcCalls == 0,
            backend.lastHookStatus == 200, replay?.status == 401 {

@@ -1,6 +1,6 @@
 import BridgeJSON
 import CurlHTTP
-import Foundation
+import FoundationEssentials
 import KakaoBridge
 import StandIns
 
@@ -59,7 +59,7 @@ extension DemoWalk {
         let tokenInfoBefore = kakao.tokenInfoCalls
         Console.out("Refused: the unlinked user's Kakao token, which the bridge had cached as verified a moment ago")
         guard let answer = await get("/v1/token-exchange", token: world.tokens.valid) else { return }
-        let code = answer.json?["code"] as? String
+        let code = answer.json?["code"]?.stringValue
         detail("answer", "\(answer.status) \(code ?? "")")
         detail("asked Kakao", "×\(kakao.tokenInfoCalls - tokenInfoBefore): the webhook dropped every cached verification of the user")
         if answer.status == 401, code == "invalid_kakao_token", kakao.tokenInfoCalls > tokenInfoBefore {
@@ -73,8 +73,8 @@ extension DemoWalk {
         guard let earlierLogin else { return }
         Console.out("Refused: a Kakao ID token of the user issued before the webhook (valid signature, unused nonce)")
         guard let refused = await get("/v1/token-exchange", token: earlierLogin.idToken) else { return }
-        let idCode = refused.json?["code"] as? String
-        detail("answer", "\(refused.status) \(idCode ?? "")   \(refused.json?["detail"] as? String ?? "")")
+        let idCode = refused.json?["code"]?.stringValue
+        detail("answer", "\(refused.status) \(idCode ?? "")   \(refused.json?["detail"]?.stringValue ?? "")")
         if refused.status == 401, idCode == "invalid_kakao_id_token" {
             Console.out("        ok: refused with 401 invalid_kakao_id_token (the unlink is remembered for a day)")
         } else {

@@ -1,6 +1,6 @@
 import BridgeJSON
 import CurlHTTP
-import Foundation
+import FoundationEssentials
 import KakaoBridge
 import StandIns
 
@@ -22,7 +22,7 @@ struct DemoWalk {
     /// One bridge answer: status, JSON body when there is one, and the raw text for anything else.
     struct Answer {
         var status: Int
-        var json: [String: Any]?
+        var json: [String: JSONValue]?
         var text: String
     }
 
@@ -82,30 +82,30 @@ struct DemoWalk {
             if let hookStatus = backend.lastHookStatus {
                 detail("hook", "the backend's POST /v1/login-complete was answered \(hookStatus)")
             }
-            fail(2, "GET /v1/token-exchange answered \(answer.status) \(answer.json?["code"] as? String ?? "") instead of 200")
+            fail(2, "GET /v1/token-exchange answered \(answer.status) \(answer.json?["code"]?.stringValue ?? "") instead of 200")
             notReached(from: 3)
             return
         }
-        let profile = body["kakao"] as? [String: Any]
+        let profile = body["kakao"]?.objectValue
         // Emails are shortened wherever the demo prints one: its output may be pasted anywhere.
         var shown = profile
-        if let email = shown?["email"] as? String { shown?["email"] = Self.shortenEmail(email) }
+        if let email = shown?["email"]?.stringValue { shown?["email"] = .string(Self.shortenEmail(email)) }
         detail("verified profile", shown.map(TokenDisplay.json) ?? "(none)")
-        if (profile?["id"] as? NSNumber)?.int64Value == user.id, tokenInfoCalls >= 1, userMeCalls >= 1 {
+        if profile?["id"]?.int64Value == user.id, tokenInfoCalls >= 1, userMeCalls >= 1 {
             passed()
         } else {
             fail(2, "expected Kakao to be asked (token info and profile) and the profile of user \(user.id)")
         }
 
-        let uid = body["uid"] as? String ?? ""
+        let uid = body["uid"]?.stringValue ?? ""
         heading(3, "the bridge mints a Firebase custom token for uid \(uid)")
-        let customToken = body["custom_token"] as? String ?? ""
-        detail("custom_token", "\(TokenDisplay.shorten(customToken))   expires in \(body["custom_token_expires_in"] ?? "?") s")
+        let customToken = body["custom_token"]?.stringValue ?? ""
+        detail("custom_token", "\(TokenDisplay.shorten(customToken))   expires in \(body["custom_token_expires_in"]?.int64Value.map { "\($0)" } ?? "?") s")
         if let decoded = TokenDisplay.decodeJWT(customToken) {
             detail("header", TokenDisplay.json(decoded.header))
             detail("claims", TokenDisplay.json(decoded.claims))
             let expectedUID = world.config.kakao.uidPrefix + String(user.id)
-            if decoded.header["alg"] as? String == "RS256", decoded.claims["uid"] as? String == expectedUID, uid == expectedUID {
+            if decoded.header["alg"]?.stringValue == "RS256", decoded.claims["uid"]?.stringValue == expectedUID, uid == expectedUID {
                 passed()
             } else {
                 fail(3, "expected an RS256 custom token for uid \(expectedUID)")
@@ -128,12 +128,12 @@ struct DemoWalk {
         }
 
         heading(5, "Identity Toolkit answers with a Firebase session")
-        let firebase = body["firebase"] as? [String: Any]
-        let idToken = firebase?["id_token"] as? String ?? ""
-        let expiresIn = (firebase?["expires_in"] as? NSNumber)?.intValue ?? 0
-        let isNewUser = firebase?["is_new_user"] as? Bool
+        let firebase = body["firebase"]?.objectValue
+        let idToken = firebase?["id_token"]?.stringValue ?? ""
+        let expiresIn = firebase?["expires_in"]?.int64Value ?? 0
+        let isNewUser = firebase?["is_new_user"]?.boolValue
         detail("id_token", "\(TokenDisplay.shorten(idToken))   expires_in \(expiresIn)   is_new_user \(isNewUser.map { "\($0)" } ?? "?")")
-        if let refresh = firebase?["refresh_token"] as? String {
+        if let refresh = firebase?["refresh_token"]?.stringValue {
             detail("refresh_token", TokenDisplay.shorten(refresh))
         }
         if let claims = TokenDisplay.decodeJWT(idToken)?.claims {
@@ -147,16 +147,21 @@ struct DemoWalk {
 
         heading(6, "the bridge completes the login at the backend, which confirms the user through the bridge's hook")
         detail("request", "POST \(world.standIns.backendURL)   {\"kakao_token\": \(TokenDisplay.shorten(token)), \"token\": \(TokenDisplay.shorten(idToken))}")
-        let login = body["login"] as? [String: Any]
+        let login = body["login"]?.objectValue
         detail("backend answered", login.map(TokenDisplay.json) ?? "(no `login` in the answer)")
         let hookStatus = backend.lastHookStatus
         let hookAnswer = backend.lastHookAnswer
+        var shownHookAnswer = hookAnswer?.objectValue
+        if var kakao = shownHookAnswer?["kakao"]?.objectValue, let email = kakao["email"]?.stringValue {
+            kakao["email"] = .string(Self.shortenEmail(email))
+            shownHookAnswer?["kakao"] = .object(kakao)
+        }
         detail(
             "hook",
             "backend -> POST \(bridgeURL)/v1/login-complete -> \(hookStatus.map { "\($0)" } ?? "no answer")   "
-                + TokenDisplay.redact(hookAnswer?.serializedString ?? "")
+                + (shownHookAnswer.map(TokenDisplay.json) ?? TokenDisplay.redact(hookAnswer?.serializedString ?? ""))
         )
-        if (login?["status"] as? NSNumber)?.intValue == 200, hookStatus == 200, hookAnswer?["uid"]?.stringValue == uid {
+        if login?["status"]?.int64Value == 200, hookStatus == 200, hookAnswer?["uid"]?.stringValue == uid {
             passed()
         } else {
             fail(6, "expected the backend to answer 200 after the hook (POST /v1/login-complete) confirmed uid \(uid); "
@@ -204,7 +209,7 @@ struct DemoWalk {
             Console.out("")
             return
         }
-        let answered = answer.json?["code"] as? String
+        let answered = answer.json?["code"]?.stringValue
         detail("answer", "\(answer.status) \(answered ?? "")")
         detail("problem", answer.json.map(TokenDisplay.json) ?? TokenDisplay.redact(answer.text))
         if answer.status == status, answered == code {
@@ -224,7 +229,7 @@ struct DemoWalk {
         )
         do {
             let response = try await http.execute(request)
-            let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+            let json = JSONValue.parse(response.body)?.objectValue
             return Answer(status: response.status, json: json, text: String(decoding: response.body, as: UTF8.self))
         } catch {
             failures.append("\(path): \(error)")

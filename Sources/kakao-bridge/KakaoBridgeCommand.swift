@@ -1,5 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import KakaoBridge
 
 /// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too.

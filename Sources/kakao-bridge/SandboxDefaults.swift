@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import KakaoBridge
 
 /// The sandbox's non-generated settings (app id, token lifetime, logging, …) come from `config/sandbox.yaml`, read by the

@@ -1,6 +1,6 @@
 import BridgeJSON
 import CurlHTTP
-import Foundation
+import FoundationEssentials
 import KakaoBridge
 import StandIns
 

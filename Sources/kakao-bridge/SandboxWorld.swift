@@ -1,5 +1,5 @@
 import CurlHTTP
-import Foundation
+import FoundationEssentials
 import KakaoBridge
 import Logging
 import StandIns
@@ -149,7 +149,10 @@ final class SandboxWorld: Sendable {
 
     private static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        return (0..<bytes).map { _ in
+            let byte = UInt8.random(in: .min ... .max, using: &generator)
+            return String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
+        }.joined()
     }
 }
 

@@ -28,6 +28,8 @@ struct CLITests {
         #expect(run.stdout.contains("displayName      Ryan"))
         #expect(run.stdout.contains("photoUrl         https://k.kakaocdn.net/dn/sandbox/img_640x640.jpg"))
         #expect(run.stdout.contains("email            r…@example.com   emailVerified true"))
+        // Shortened everywhere the demo prints it, the hook's answer at step 6 included.
+        #expect(!run.stdout.contains("ryan@example.com"))
         // The lifecycle's end: Kakao's webhook, what it left in Firebase and at the backend, the cached token refused.
         #expect(run.stdout.contains("Unlink: user 4242000001 unlinks the app"))
         #expect(run.stdout.contains("backend told     {\"kakao_id\":4242000001"))

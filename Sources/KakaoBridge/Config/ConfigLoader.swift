@@ -1,5 +1,4 @@
-import Foundation
-import Yams
+import FoundationEssentials
 
 /// Turns the YAML file and `BRIDGE_*` variables into a `BridgeConfig` (docs/configuration.md#sources-and-precedence), or refuses with every problem.
 public enum ConfigLoader {
@@ -62,44 +61,44 @@ private struct Reader {
     var setByEnvironment: [String: String] = [:]
 
     mutating func readYAML(_ yaml: String) {
-        let root: Node?
+        let root: YAMLValue?
         do {
-            // `.basic`: no tag resolution. The keys read each value from its text, so the default resolver's rules would go
-            // unused, and they are NSRegularExpressions, whose ICU data stayed resident for the process's life (0.8 MiB).
-            root = try Yams.compose(yaml: yaml, .basic)
+            root = try YAMLReader.read(yaml)
         } catch {
-            problems.append("configuration file: \(Self.describe(error))")
+            // Position and problem only: the line itself may hold a secret.
+            problems.append("configuration file: not valid YAML at line \(error.line), column \(error.column): \(error.problem)")
             yamlUnreadable = true
             return
         }
-        guard let root, root.null == nil else { return }
-        guard let sections = root.mapping else {
+        guard let root, root != .null else { return }
+        guard case .mapping(let sections) = root else {
             problems.append("configuration file: expected a mapping of sections (server:, kakao:, firebase:, …) at the top level")
             yamlUnreadable = true
             return
         }
         let sectionNames = Set(keys.map { String($0.section) })
-        for (sectionNode, body) in sections {
-            guard let section = sectionNode.scalar?.string, sectionNames.contains(section) else {
-                problems.append(unknownKey(sectionNode.scalar?.string ?? "(a key that is not text)", among: Array(sectionNames)))
+        for section in sections {
+            guard sectionNames.contains(section.key) else {
+                problems.append(unknownKey(section.key, among: Array(sectionNames)))
                 continue
             }
-            if body.null != nil { continue }
-            guard let entries = body.mapping else {
-                problems.append("\(section): expected a mapping of keys, got \(Self.noun(body))")
+            if section.value == .null { continue }
+            guard case .mapping(let entries) = section.value else {
+                problems.append("\(section.key): expected a mapping of keys, got \(Self.noun(section.value))")
                 continue
             }
-            readEntries(entries, under: section)
+            readEntries(entries, under: section.key)
         }
     }
 
     /// The keys of one mapping; a member that is itself a group of keys (`kakao.oidc`) is read the same way, one level down.
-    private mutating func readEntries(_ entries: Node.Mapping, under prefix: String) {
-        for (nameNode, value) in entries {
-            let path = "\(prefix).\(nameNode.scalar?.string ?? "(a key that is not text)")"
+    private mutating func readEntries(_ entries: [YAMLEntry], under prefix: String) {
+        for entry in entries {
+            let path = "\(prefix).\(entry.key)"
+            let value = entry.value
             if keys.contains(where: { $0.path.hasPrefix(path + ".") }) {
-                if value.null != nil { continue }
-                guard let group = value.mapping else {
+                if value == .null { continue }
+                guard case .mapping(let group) = value else {
                     problems.append("\(path): expected a mapping of keys, got \(Self.noun(value))")
                     continue
                 }
@@ -171,49 +170,30 @@ private struct Reader {
         return "unknown \(noun) \(name)" + (best.map { " (did you mean \($0.0)?)" } ?? "")
     }
 
-    private static func raw(_ node: Node) -> RawConfigValue {
-        if node.null != nil { return .null }
-        switch node {
-        case .scalar(let scalar):
-            return .text(scalar.string)
-        case .sequence(let sequence):
+    private static func raw(_ value: YAMLValue) -> RawConfigValue {
+        switch value {
+        case .null:
+            return .null
+        case .text(let text):
+            return .text(text)
+        case .list(let elements):
             var items: [String] = []
-            for element in sequence {
-                guard let text = element.scalar?.string else { return .unsupported("a list that holds \(noun(element))") }
+            for element in elements {
+                guard case .text(let text) = element else { return .unsupported("a list that holds \(noun(element))") }
                 items.append(text)
             }
             return .list(items)
         case .mapping:
             return .unsupported("a mapping")
-        case .alias:
-            return .unsupported("an alias")
         }
     }
 
-    private static func noun(_ node: Node) -> String {
-        switch node {
-        case .scalar: "a single value"
-        case .sequence: "a list"
+    private static func noun(_ value: YAMLValue) -> String {
+        switch value {
+        case .null: "nothing"
+        case .text: "a single value"
+        case .list: "a list"
         case .mapping: "a mapping"
-        case .alias: "an alias"
-        }
-    }
-
-    /// Position and problem only: Yams' own description quotes the offending line, which may hold a secret.
-    private static func describe(_ error: any Error) -> String {
-        guard let yamlError = error as? YamlError else { return "not valid YAML" }
-        switch yamlError {
-        case .scanner(let context, let problem, let mark, _),
-            .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            let during = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
-            return "not valid YAML at line \(mark.line), column \(mark.column): \(problem)\(during)"
-        case .reader(let problem, _, _, _):
-            return "not valid YAML: \(problem)"
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return "duplicate key(s) \(duplicates.sorted().joined(separator: ", ")) near line \(context.mark.line)"
-        default:
-            return "not valid YAML"
         }
     }
 }

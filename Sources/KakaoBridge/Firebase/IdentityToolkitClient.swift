@@ -1,6 +1,6 @@
 import BridgeJSON
 import CurlHTTP
-import Foundation
+import FoundationEssentials
 
 /// Google's Identity Toolkit: `POST /v1/accounts:signInWithCustomToken?key=…` (docs/api.md#the-six-step-flow, steps 4–5).
 ///
@@ -12,8 +12,7 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
     init(upstream: Upstream, baseURL: String, apiKey: String) {
         self.upstream = upstream
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        let key = apiKey.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+"])) ?? apiKey
-        self.url = base + "/v1/accounts:signInWithCustomToken?key=" + key
+        self.url = base + "/v1/accounts:signInWithCustomToken?key=" + FormEncoding.escape(apiKey)
     }
 
     // MARK: Entry point

@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// One line per event, as JSON (the default: log shippers parse it) or as readable text.

@@ -1,5 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where log lines go: stdout in production, memory in tests (which read back every line to prove no secret is in it).
 public final class LogSink: Sendable {
@@ -28,7 +31,7 @@ public final class LogSink: Sendable {
                 data.withUnsafeBytes { buffer in
                     var offset = 0
                     while offset < buffer.count {
-                        let written = Foundation.write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                        let written = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
                         if written <= 0 { break }
                         offset += written
                     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Hummingbird
 
 /// `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange): a Kakao token in, a custom token (and, when configured, a Firebase session and the
@@ -15,8 +15,8 @@ struct TokenExchangeController {
     static func queryCarriesToken(_ query: String?) -> Bool {
         guard let query, !query.isEmpty else { return false }
         return query.split(separator: "&").contains { pair in
-            let rawName = pair.prefix { $0 != "=" }.replacingOccurrences(of: "+", with: " ")
-            let name = (rawName.removingPercentEncoding ?? rawName).lowercased()
+            let rawName = pair.prefix { $0 != "=" }
+            let name = (FormFields.decode(rawName) ?? String(rawName)).lowercased()
             return tokenQueryNames.contains(name.trimmingSpaces())
         }
     }

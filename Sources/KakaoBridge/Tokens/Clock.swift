@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Unix time in seconds, injectable so that claim checks can be tested at any instant (as jwt-kit does).
 public struct UnixClock: Sendable {

@@ -1,5 +1,5 @@
 import BridgeJSON
-import Foundation
+import FoundationEssentials
 import OpenSSLCrypto
 
 /// The Google service account whose key signs custom tokens and the Admin API's access-token assertions: the fields of a
@@ -45,20 +45,16 @@ public struct ServiceAccount: Sendable {
     /// Reads the file and reports every missing field at once; the key's text never enters an error message.
     public static func load(path: String) throws(ServiceAccountError) -> ServiceAccount {
         try refuseWorldAccess(path)
-        // Read as a stream, not mapped by size: a key handed over through a pipe (`<(vault read …)`, a FIFO) works too.
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() else {
+        guard let bytes = FileBytes.read(path: path) else {
             throw ServiceAccountError("cannot read \(path)")
         }
-        try? handle.close()
-        return try parse(data, source: path)
+        return try parse(Data(bytes), source: path)
     }
 
     /// The key signs logins for every user: a file other users of the machine can read is refused. Group read stays
     /// allowed (Kubernetes secrets mounted with `fsGroup` are 0440).
     static func refuseWorldAccess(_ path: String) throws(ServiceAccountError) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
-        else { return }
+        guard let mode = FileBytes.mode(path: path) else { return }
         guard mode & 0o007 != 0 else { return }
         throw ServiceAccountError(
             "\(path) is readable or writable by every user of this machine (mode \(String(mode & 0o777, radix: 8))); "

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Files the operator names (the service-account key), read with plain POSIX calls: FileHandle would map all of
+/// Foundation and ICU for this one use.
+enum FileBytes {
+    /// The whole file, read as a stream rather than mapped by size, so a key handed over through a pipe
+    /// (`<(vault read …)`, a FIFO) works too. Nil when it cannot be opened or read.
+    static func read(path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// The permission bits (`st_mode & 0o7777`), following links as `open` does; nil when the file cannot be examined.
+    static func mode(path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mode & 0o7777)
+    }
+}
