@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// The service's binary loads no Foundation (ARCHITECTURE.md, "No Foundation in the binary"): one `import Foundation`
+/// in any module it links would map ICU again, about 10 MiB resident for the process's life (issue 17).
+@Suite("No Foundation in the service")
+struct NoFoundationTests {
+    /// Every module linked into `kakao-bridge`; `bench-upstreams` and the tests are not the service.
+    static let serviceModules = ["BridgeJSON", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns", "kakao-bridge"]
+
+    @Test func noServiceModuleImportsFoundation() throws {
+        let sources = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        var offenders: [String] = []
+        var files = 0
+        for module in Self.serviceModules {
+            let folder = sources.appendingPathComponent(module)
+            let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path))
+            for case let path as String in enumerator where path.hasSuffix(".swift") {
+                files += 1
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let words = line.split(separator: " ").filter { !$0.hasPrefix("@") && !["public", "internal", "package"].contains($0) }
+                    if words.count >= 2, words[0] == "import", words[1] == "Foundation" {
+                        offenders.append("\(module)/\(path)")
+                    }
+                }
+            }
+        }
+        #expect(files > 100)
+        #expect(offenders.isEmpty, "import Foundation in: \(offenders)")
+    }
+}
