@@ -174,6 +174,8 @@ struct YAMLInline {
         try enterFlow()
         defer { depth -= 1 }
         var entries: [YAMLEntry] = []
+        // A set, not a search of `entries`: a file of many keys must not take quadratic time to read.
+        var seen: Set<String> = []
         while true {
             skipBlanks()
             if peek == "}" {
@@ -185,7 +187,7 @@ struct YAMLInline {
                 position = keyPosition
                 throw error("a key must be text")
             }
-            if entries.contains(where: { $0.key == key }) {
+            if !seen.insert(key).inserted {
                 position = keyPosition
                 throw error("the key \(key) appears twice in one mapping")
             }

@@ -132,12 +132,14 @@ struct YAMLReader {
 
     private mutating func mapping(indent: Int) throws(YAMLReadingError) -> YAMLValue {
         var entries: [YAMLEntry] = []
+        // A set, not a search of `entries`: a file of many keys must not take quadratic time to read.
+        var seen: Set<String> = []
         while let line = try nextLine(at: indent) {
             guard let (key, valueStart) = try Self.mappingKey(line) else {
                 if Self.isListItem(line.text) { break }
                 throw YAMLReadingError(line: line.number, column: line.indent + 1, problem: "expected `key: value`")
             }
-            if entries.contains(where: { $0.key == key }) {
+            if !seen.insert(key).inserted {
                 throw YAMLReadingError(line: line.number, column: line.indent + 1, problem: "the key \(key) appears twice in one mapping")
             }
             let rest = line.text[valueStart...].drop { $0 == " " || $0 == "\t" }
