@@ -141,8 +141,4 @@ public final class GoogleTokenStandIn: Sendable {
         state.withLock { $0.lastRejection = "\(code): \(description)" }
         return Reply.json(400, ["error": .string(code), "error_description": .string(description)], contentType: "application/json; charset=utf-8")
     }
-
-    static func parseForm(_ body: String) -> [String: String] {
-        FormFields.parse(body)
-    }
 }
