@@ -14,16 +14,17 @@ import Testing
 
     @Test(arguments: users)
     func theUserComesBackUnchanged(_ user: KakaoUser) {
-        let entry = CachedVerification.make(user: user, trustedUntil: 1_700_000_060, tokenExpiresAt: 1_700_003_600, serial: 7)
+        let digest = TokenDigest("token of \(user.id)")
+        let entry = CachedVerification.make(digest: digest, user: user, trustedUntil: 1_700_000_060, tokenExpiresAt: 1_700_003_600)
         #expect(entry.user == user)
         #expect(entry.userID == user.id)
         #expect(entry.trustedUntil == 1_700_000_060)
         #expect(entry.tokenExpiresAt == 1_700_003_600)
-        #expect(entry.serial == 7)
+        #expect(entry.digest == digest)
     }
 
     @Test func aTokenWithoutKakaosExpiryStaysWithout() {
-        let entry = CachedVerification.make(user: KakaoUser(id: 9), trustedUntil: 10, tokenExpiresAt: nil, serial: 1)
+        let entry = CachedVerification.make(digest: TokenDigest("t"), user: KakaoUser(id: 9), trustedUntil: 10, tokenExpiresAt: nil)
         #expect(entry.tokenExpiresAt == nil)
     }
 

@@ -1,0 +1,35 @@
+import OpenSSLCrypto
+
+/// SHA-256 of a token as four words: cheap to hash and compare, and not the token.
+struct TokenDigest: Hashable, Sendable {
+    let words: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ token: String) {
+        let digest = SHA256.hash(Array(token.utf8))
+        words = digest.withUnsafeBytes { bytes in
+            (
+                bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+            )
+        }
+    }
+
+    /// Four words given as they are: tests that need two digests sharing their first word.
+    init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        self.words = words
+    }
+
+    /// The key of `VerificationTable`; any 64 bits of SHA-256 are as good as any other.
+    var prefix: UInt64 { words.0 }
+
+    static func == (lhs: TokenDigest, rhs: TokenDigest) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+}
