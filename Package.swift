@@ -39,6 +39,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // glibc's <malloc.h>, for the one setting the executable makes at start (Sources/kakao-bridge/MallocArenas.swift).
+        .systemLibrary(name: "CGlibcMalloc"),
         .target(
             name: "CurlHTTP",
             dependencies: ["CCurl", .product(name: "DequeModule", package: "swift-collections")],
@@ -84,6 +86,7 @@ let package = Package(
             name: "kakao-bridge",
             dependencies: [
                 "KakaoBridge",
+                "CGlibcMalloc",
                 "BridgeJSON",
                 "StandIns",
                 "CurlHTTP",

@@ -17,6 +17,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ConfigOption
 
     func run() async throws {
+        MallocArenas.limit()
         let config = try options.load()
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)
         let http = CurlHTTPClient()
