@@ -1,8 +1,4 @@
-import FoundationEssentials
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where log lines go: stdout in production, memory in tests (which read back every line to prove no secret is in it).
 public final class LogSink: Sendable {
@@ -28,14 +24,7 @@ public final class LogSink: Sendable {
                 var data = Array(line.utf8)
                 data.append(UInt8(ascii: "\n"))
                 // write(2) on fd 1: unbuffered, so a line is never lost or split when the process is stopped.
-                data.withUnsafeBytes { buffer in
-                    var offset = 0
-                    while offset < buffer.count {
-                        let written = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                        if written <= 0 { break }
-                        offset += written
-                    }
-                }
+                data.withUnsafeBytes { Descriptor.writeAll(1, $0) }
             }
         case .memory:
             captured.withLock { $0.append(line) }
