@@ -51,7 +51,7 @@ import Testing
             let id = Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Request-ID: a".utf8) + [0xC3, 0x28] + Array("\r\n\r\n".utf8)
             let echoed = try await HostileClient.exchange(port: port, id)
             #expect(echoed.status == 200)
-            #expect(echoed.headers["x-request-id"].map { RequestIDMiddleware.sane($0) != nil } == true)
+            #expect(echoed.headers["x-request-id"].map { RequestIDs.sane($0) != nil } == true)
             #expect(world.kakao.tokenInfoCalls == 0)
 
             // Tokens too long or with impossible characters never reach Kakao either.

@@ -43,7 +43,7 @@ import Testing
             let reply = try await world.get("/healthz", headers: [("X-Request-ID", incoming)])
             let id = try #require(reply.header("x-request-id"))
             #expect(id != incoming)
-            #expect(RequestIDMiddleware.sane(id) == id)
+            #expect(RequestIDs.sane(id) == id)
             let problem = try await world.get("/nope", headers: [("X-Request-ID", incoming)])
             #expect(problem.isProblem)
             #expect(problem.json?["request_id"]?.stringValue == problem.header("x-request-id"))
@@ -80,7 +80,7 @@ import Testing
     @Test func theClientIsTheRightMostUntrustedHop() {
         let trusted = [CIDR("10.0.0.0/8")!, CIDR("::1")!]
         func client(_ peer: String, _ header: [String]) -> String {
-            ClientAddressMiddleware.clientAddress(socketPeer: peer, forwardedFor: header, trusted: trusted)
+            ClientAddress.clientAddress(socketPeer: peer, forwardedFor: header, trusted: trusted)
         }
         #expect(client("192.0.2.1", ["203.0.113.9"]) == "192.0.2.1")
         #expect(client("10.1.1.1", []) == "10.1.1.1")

@@ -1,4 +1,8 @@
 import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
 
 /// Logins go past the router a bounded number at a time, in arrival order; everything else goes straight through. What
 /// apps call (the logins and the nonce) runs in a child task of its own.
@@ -46,30 +50,91 @@ public struct LoginAdmission: HTTPResponder {
 
     private static let fixedKakaoPaths: Set<Substring> = [Substring(KakaoNonceController.route), Substring(UnlinkController.route)]
 
-    public func respond(to request: Request, context: Context) async throws -> Response {
-        let path = Substring(request.uri.path)
-        guard Self.isLogin(method: request.method, path: path) else {
-            // The nonce is the other route apps call, on the connection their login will use.
-            guard request.method == .get, path == KakaoNonceController.route else {
-                return try await inner.respond(to: request, context: context)
-            }
-            return try await Self.inChildTask(inner, request, context)
+    /// The entry `BridgeApplication` calls for every request, as Hummingbird's application does: the request's context,
+    /// then the answer; an error that is not the client's malformed HTTP becomes a 500 (the router's `ProblemMiddleware`
+    /// has already turned every error of ours into a problem, so this is a last resort).
+    func answer(_ request: Request, channel: any Channel, logger: Logger) async throws -> Response {
+        do {
+            return try await respond(Self.arrival(request, channel: channel, logger: logger))
+        } catch {
+            return try Self.lastResort(error, logger: logger)
         }
-        var context = context
-        let queued = ContinuousClock.now
-        let waited = try await queue.enter()
-        defer { queue.leave() }
-        if waited { context.admissionWait = ContinuousClock.now - queued }
-        return try await Self.inChildTask(inner, request, context)
     }
 
-    /// The request's frames live in the child and are freed when it answers (see the type's comment).
-    private static func inChildTask(_ inner: RouterResponder<Context>, _ request: Request, _ context: Context) async throws -> Response {
-        try await withThrowingTaskGroup(of: Response.self) { group in
-            group.addImmediateTask { try await inner.respond(to: request, context: context) }
-            // One child, which either answers or throws: `next()` gives its result.
-            guard let response = try await group.next() else { throw CancellationError() }
-            return response
+    // The synchronous work around the awaits is in functions of its own, kept out of line: what an async function
+    // computes in its own body can end up in its frame, which is kept (see `Arrival`).
+
+    @inline(never)
+    private static func arrival(_ request: Request, channel: any Channel, logger: Logger) -> Arrival {
+        Arrival(request, Context(source: .init(channel: channel, logger: logger)))
+    }
+
+    @inline(never)
+    private static func lastResort(_ error: any Error, logger: Logger) throws -> Response {
+        if let error = error as? HTTPParserError { throw error }
+        logger.debug("unhandled error", metadata: ["error_type": "\(type(of: error))"])
+        return Response(status: .internalServerError)
+    }
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        try await respond(Arrival(request, context))
+    }
+
+    /// Every function from here to the login's child task holds the request by this one reference: the frames of a
+    /// connection's task stay as deep as the deepest request it served, for as long as the connection is open, and a
+    /// `Request` alone is 241 bytes.
+    final class Arrival: Sendable {
+        let request: Request
+        let context: Context
+
+        init(_ request: Request, _ context: Context) {
+            self.request = request
+            self.context = context
+        }
+    }
+
+    /// One async function from the arrival to the child's answer: each level of async call keeps a slot for the
+    /// `Response` and a header of its own in the connection task's frames (four levels here cost one more 1 KiB slab
+    /// per connection than one).
+    @inline(never)
+    private func respond(_ arrival: Arrival) async throws -> Response {
+        let kind = Self.kind(of: arrival.request)
+        if kind == .other { return try await Self.inPlace(inner, arrival) }
+        var admissionWait = Duration.zero
+        if kind == .login {
+            let queued = ContinuousClock.now
+            if try await queue.enter() { admissionWait = ContinuousClock.now - queued }
+        }
+        defer { if kind == .login { queue.leave() } }
+        // The request's frames live in the child and are freed when it answers (see the type's comment).
+        let child = Self.child(inner, arrival, admissionWait: admissionWait)
+        return try await withTaskCancellationHandler { try await child.value } onCancel: { child.cancel() }
+    }
+
+    private enum Kind { case login, nonce, other }
+
+    /// The logins wait for their turn; the nonce is the other route apps call, on the connection their login will use.
+    @inline(never)
+    private static func kind(of request: Request) -> Kind {
+        let path = Substring(request.uri.path)
+        if isLogin(method: request.method, path: path) { return .login }
+        return request.method == .get && path == KakaoNonceController.route ? .nonce : .other
+    }
+
+    /// Everything but the logins and the nonce, in the connection's task (see the type's comment).
+    @inline(never)
+    private static func inPlace(_ inner: RouterResponder<Context>, _ arrival: Arrival) async throws -> Response {
+        try await inner.respond(to: arrival.request, context: arrival.context)
+    }
+
+    /// Started at once on this thread (`Task.immediate`), so the only cost over running in place is one more
+    /// resumption when it answers; cancelled with the connection's task.
+    @inline(never)
+    private static func child(_ inner: RouterResponder<Context>, _ arrival: Arrival, admissionWait: Duration) -> Task<Response, any Error> {
+        Task.immediate {
+            var context = arrival.context
+            context.admissionWait = admissionWait
+            return try await inner.respond(to: arrival.request, context: context)
         }
     }
 }

@@ -1,7 +1,9 @@
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 
 /// The Hummingbird application plus the one thing it cannot do itself: turn `/readyz` 503 the moment a graceful
@@ -30,10 +32,64 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
         let holder = holder
         let logger = logger
         try await withGracefulShutdownHandler {
-            try await inner.run()
+            try await serve()
         } onGracefulShutdown: {
             holder.isDraining = true
             logger.info("shutting down: readiness is now 503, no new connections, in-flight requests finish")
         }
     }
+
+    /// What Hummingbird's `Application.run()` does, with a shallower stack under each request: the responder is called
+    /// as the concrete `LoginAdmission`, and no task-local logger is bound around it (nothing here reads
+    /// `Logger.current`; the context carries the logger). A connection's task keeps the slabs of its deepest stack of
+    /// async frames for as long as the connection is open, so every frame between the connection loop and the login's
+    /// child task is paid for by each of the thousand connections of a crowd: Hummingbird's closure, `withLogger`, the
+    /// task-local scope and the protocol witness held three to four 1 KiB slabs per connection.
+    private func serve() async throws {
+        let admission = responder
+        let logger = logger
+        let dates = HTTPDate()
+        let server = try server.buildServer(
+            configuration: Self.serverConfiguration(configuration), eventLoopGroup: eventLoopGroup, logger: logger
+        ) { request, writer, channel in
+            let response = try await admission.answer(request, channel: channel, logger: logger)
+            do {
+                try await writer.write(response: Self.dated(response.head, dates), body: response.body)
+            } catch {
+                throw Self.writeFailure(error)
+            }
+        } onServerRunning: { channel in
+            await inner.onServerRunning(channel)
+        }
+        // Last in, first out: the server stops before the services it may still be using.
+        try await ServiceGroup(configuration: .init(services: services + [server], logger: logger)).run()
+    }
 }
+
+extension BridgeApplication {
+    /// The listener's settings as Hummingbird's application derives them (its own conversion is internal to it).
+    static func serverConfiguration(_ configuration: ApplicationConfiguration) -> ServerConfiguration {
+        ServerConfiguration(
+            address: configuration.address, serverName: configuration.serverName, backlog: configuration.backlog,
+            reuseAddress: configuration.reuseAddress, availableConnectionsDelegate: configuration.availableConnectionsDelegate
+        )
+    }
+
+    // Out of line, so that their temporaries are not kept in the frames of every connection (see `serve`).
+
+    @inline(never)
+    static func dated(_ head: HTTPResponse, _ dates: HTTPDate) -> HTTPResponse {
+        var head = head
+        head.headerFields[.date] = dates.current()
+        return head
+    }
+
+    /// A parse error thrown from the responder would make the connection loop answer 400 after this answer.
+    @inline(never)
+    static func writeFailure(_ error: any Error) -> any Error {
+        error is HTTPParserError ? ParseErrorWhileWriting() : error
+    }
+}
+
+/// The request's body turned out malformed while the answer was being written: the connection is closed.
+private struct ParseErrorWhileWriting: Error {}

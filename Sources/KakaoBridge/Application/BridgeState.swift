@@ -3,7 +3,11 @@ import Synchronization
 
 /// Everything a request needs that comes from configuration. Replaced as a whole on reload (SIGHUP), so a request sees
 /// one consistent state from start to end.
-public struct BridgeState: Sendable {
+///
+/// A class, not a struct: a request takes it from `StateHolder` once and its async frames hold it while they wait on
+/// Kakao. As a struct, the whole configuration was copied into those frames (the token exchange's frame was 3.5 KiB),
+/// and every login in flight kept the copies.
+public final class BridgeState: Sendable {
     public let config: BridgeConfig
     let kakao: any KakaoVerifying
     let minter: CustomTokenMinter
@@ -28,6 +32,29 @@ public struct BridgeState: Sendable {
     let unlinkNotifier: (any UnlinkNotifying)?
     /// Present exactly when `kakao.oidc.audiences` is not empty (docs/api.md#kakao-id-tokens).
     let kakaoIDTokens: KakaoIDTokens?
+
+    init(
+        config: BridgeConfig, kakao: any KakaoVerifying, minter: CustomTokenMinter,
+        identityToolkit: (any IdentityToolkitExchanging)?, backend: (any BackendCompleting)?, idTokens: IDTokenVerifier?,
+        hookSecret: [UInt8], firebaseAdmin: FirebaseAdmin, userSync: UserSync?, revocation: RevocationCheck?,
+        unlinkedUsers: UnlinkedKakaoUsers, kakaoCache: KakaoVerificationCache?, unlinkNotifier: (any UnlinkNotifying)?,
+        kakaoIDTokens: KakaoIDTokens?
+    ) {
+        self.config = config
+        self.kakao = kakao
+        self.minter = minter
+        self.identityToolkit = identityToolkit
+        self.backend = backend
+        self.idTokens = idTokens
+        self.hookSecret = hookSecret
+        self.firebaseAdmin = firebaseAdmin
+        self.userSync = userSync
+        self.revocation = revocation
+        self.unlinkedUsers = unlinkedUsers
+        self.kakaoCache = kakaoCache
+        self.unlinkNotifier = unlinkNotifier
+        self.kakaoIDTokens = kakaoIDTokens
+    }
 
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(

@@ -60,14 +60,7 @@ func logStart(_ config: BridgeConfig, logger: Logger) {
 
 func buildRouter(holder: StateHolder, clock: UnixClock = .system) -> Router<BridgeRequestContext> {
     let router = Router(context: BridgeRequestContext.self)
-    // Order matters: the access log and metrics sit outside `ProblemMiddleware` to see the status the client gets, and
-    // inside `ClientAddressMiddleware` to see the real client; rate limiting throws a problem, so it sits inside.
-    router.add(middleware: RequestIDMiddleware())
-    router.add(middleware: ClientAddressMiddleware(holder: holder))
-    router.add(middleware: AccessLogMiddleware())
-    router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ProblemMiddleware())
-    router.add(middleware: RateLimitMiddleware(holder: holder))
+    router.add(middleware: EdgeMiddleware(holder: holder))
     let hookLimit = HookRateLimit()
     TokenExchangeController(holder: holder).register(on: router)
     // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.

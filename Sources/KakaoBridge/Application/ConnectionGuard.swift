@@ -159,7 +159,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A whole HTTP/1.1 answer written below the codec, then the connection is closed.
     private static func answer(_ context: ChannelHandlerContext, status: String, _ problem: Problem) {
-        let requestID = RequestIDMiddleware.generate()
+        let requestID = RequestIDs.generate()
         let body = ProblemBody(problem, requestID: requestID).jsonBytes
         var head = "HTTP/1.1 \(status)\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\n"
         head += "X-Request-ID: \(requestID)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"

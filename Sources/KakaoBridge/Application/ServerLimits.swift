@@ -56,7 +56,7 @@ final class ParseErrorProblemHandler: ChannelDuplexHandler, RemovableChannelHand
         }
         switch unwrapOutboundIn(data) {
         case .head(var head) where head.status == .badRequest:
-            let requestID = RequestIDMiddleware.generate()
+            let requestID = RequestIDs.generate()
             let problem = Problem.invalidRequest("The request could not be parsed: malformed, or its headers are too large.")
             let bytes = ProblemBody(problem, requestID: requestID).jsonBytes
             head.headerFields[.contentType] = "application/problem+json"

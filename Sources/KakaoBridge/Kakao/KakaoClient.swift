@@ -23,12 +23,24 @@ struct KakaoClient: KakaoVerifying {
         let attempts = await upstream.startAll(
             [request(Self.tokenInfoPath, accessToken), request(Self.userMePath, accessToken)], Self.failures, context: context
         )
-        let info = try Upstream.decode(
-            KakaoTokenInfo.self, try await upstream.finish(attempts[0], context: context), Self.failures
-        )
+        let info = try Self.tokenInfo(try await upstream.finish(attempts[0], context: context), appID: appID)
+        return try Self.verified(info, profile: try await upstream.finish(attempts[1], context: context))
+    }
+
+    // MARK: Answers
+    // Read out of line: this function's frame is held while both calls are in flight, by every login waiting on Kakao.
+
+    @inline(never)
+    private static func tokenInfo(_ response: HTTPResponse, appID: Int64) throws(Problem) -> KakaoTokenInfo {
+        let info = try Upstream.decode(KakaoTokenInfo.self, response, failures)
         if info.app_id != appID { throw Problem.kakaoAppMismatch() }
         if let expiresIn = info.expires_in, expiresIn <= 0 { throw Problem.invalidKakaoToken("The Kakao token has expired.") }
-        let me = try Upstream.decode(KakaoMe.self, try await upstream.finish(attempts[1], context: context), Self.failures)
+        return info
+    }
+
+    @inline(never)
+    private static func verified(_ info: KakaoTokenInfo, profile response: HTTPResponse) throws(Problem) -> VerifiedKakaoToken {
+        let me = try Upstream.decode(KakaoMe.self, response, failures)
         // Kakao ids are positive; anything else is a broken answer, not a verdict on the token.
         guard info.id > 0, me.id > 0 else { throw Problem.kakaoUnavailable("Kakao's answer carried an impossible user id.") }
         guard me.id == info.id else { throw Problem.invalidKakaoToken("Kakao's token info and profile name different users.") }

@@ -49,6 +49,13 @@ struct LoginFlow: Sendable {
     /// Steps 2–6.
     func exchange(kakaoToken: String, context: CallContext) async throws(Problem) -> TokenExchangeResponse {
         let minted = try await mint(kakaoToken: kakaoToken, idTokens: .exchange, context: context)
+        return try await stepsFourToSix(minted, kakaoToken: kakaoToken, context: context)
+    }
+
+    /// Apart from `exchange`, so that the answer being built is not in the frame that waits on Kakao: that frame is
+    /// held by every login in flight.
+    @inline(never)
+    private func stepsFourToSix(_ minted: Minted, kakaoToken: String, context: CallContext) async throws(Problem) -> TokenExchangeResponse {
         var response = TokenExchangeResponse(
             uid: minted.uid, customToken: minted.customToken, customTokenExpiresIn: state.minter.ttl, kakao: minted.user
         )

@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func ipv6ClientsAreCountedPerSlash64() {
-        let key = RateLimitMiddleware.clientKey
+        let key = ClientRateLimit.clientKey
         #expect(key("2001:db8::1") == key("2001:db8::ffff:1"))
         #expect(key("2001:db8:0:0:1:2:3:4") == key("2001:db8::9"))
         #expect(key("2001:db8::1") != key("2001:db8:0:1::1"))

@@ -4,20 +4,11 @@ import Hummingbird
 /// Sets `context.clientAddress`. `X-Forwarded-For` is believed only when the socket peer is a trusted proxy; then the
 /// client is the right-most address that is not itself a trusted proxy. Everything to its left was written by the
 /// client and may be forged.
-struct ClientAddressMiddleware: RouterMiddleware {
-    typealias Context = BridgeRequestContext
-
-    let holder: StateHolder
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        var context = context
-        let trusted = holder.current?.config.server.trustedProxies ?? []
-        context.clientAddress = Self.clientAddress(
+enum ClientAddress {
+    static func assign(_ request: Request, _ context: inout BridgeRequestContext, trusted: [CIDR]) {
+        context.clientAddress = clientAddress(
             socketPeer: context.socketPeer, forwardedFor: request.headers[values: .xForwardedFor], trusted: trusted
         )
-        return try await next(request, context)
     }
 
     static func clientAddress(socketPeer: String, forwardedFor: [String], trusted: [CIDR]) -> String {

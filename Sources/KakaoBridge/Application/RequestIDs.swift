@@ -3,19 +3,11 @@ import Hummingbird
 import Logging
 
 /// Gives every request an id: the proxy's `X-Request-ID` when it is sane (1–128 of `A-Za-z0-9._-`), a fresh one otherwise.
-/// The id is echoed in the response and in problem bodies, logged, and passed to upstreams.
-struct RequestIDMiddleware: RouterMiddleware {
-    typealias Context = BridgeRequestContext
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        var context = context
-        context.requestID = Self.sane(request.headers[.xRequestID]) ?? Self.generate()
+/// The id is echoed in the response (`EdgeMiddleware`) and in problem bodies, logged, and passed to upstreams.
+enum RequestIDs {
+    static func assign(_ request: Request, _ context: inout BridgeRequestContext) {
+        context.requestID = sane(request.headers[.xRequestID]) ?? generate()
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
-        var response = try await next(request, context)
-        response.headers[.xRequestID] = context.requestID
-        return response
     }
 
     static func sane(_ value: String?) -> String? {

@@ -3,25 +3,20 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Turns every failure below it into the problem body of docs/errors.md#problem-body: `Problem`s as they are, Hummingbird's own errors
+/// Turns every failure of a request into the problem body of docs/errors.md#problem-body: `Problem`s as they are, Hummingbird's own errors
 /// (no route, body too large) into their codes, and anything else into a logged internal error without details.
-struct ProblemMiddleware: RouterMiddleware {
-    typealias Context = BridgeRequestContext
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let problem as Problem {
-            return Self.response(for: problem, requestID: context.requestID)
-        } catch let error as HTTPError {
-            return Self.response(for: Self.problem(for: error), requestID: context.requestID)
-        } catch is NIOTooManyBytesError {
-            return Self.response(for: .payloadTooLarge(limit: RequestLimits.maxBodyBytes), requestID: context.requestID)
-        } catch {
+enum ProblemAnswer {
+    static func response(for error: any Error, context: BridgeRequestContext) -> Response {
+        switch error {
+        case let problem as Problem:
+            return response(for: problem, requestID: context.requestID)
+        case let error as HTTPError:
+            return response(for: problem(for: error), requestID: context.requestID)
+        case is NIOTooManyBytesError:
+            return response(for: .payloadTooLarge(limit: RequestLimits.maxBodyBytes), requestID: context.requestID)
+        default:
             context.logger.error("request failed unexpectedly", metadata: ["error_type": "\(type(of: error))"])
-            return Self.response(for: .internalError(), requestID: context.requestID)
+            return response(for: .internalError(), requestID: context.requestID)
         }
     }
 

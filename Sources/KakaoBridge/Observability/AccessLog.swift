@@ -4,24 +4,8 @@ import Logging
 /// One line per request through the request's logger (which carries `request_id`): method, matched route template,
 /// status, duration, client address and the time spent per upstream. The raw path and query are never logged: the
 /// legacy route's path is a token, and a refused query string may hold one too.
-struct AccessLogMiddleware: RouterMiddleware {
-    typealias Context = BridgeRequestContext
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let start = ContinuousClock.now
-        do {
-            let response = try await next(request, context)
-            log(request, context, status: response.status.code, since: start)
-            return response
-        } catch {
-            log(request, context, status: 500, since: start)
-            throw error
-        }
-    }
-
-    private func log(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
+struct AccessLog: Sendable {
+    func log(_ request: Request, _ context: BridgeRequestContext, status: Int, since start: ContinuousClock.Instant) {
         // Operators who turn access lines off (level warning) should not pay for building them.
         guard context.logger.logLevel <= .info else { return }
         // A login's wait for its turn (`LoginAdmission`) is part of what the client waited.

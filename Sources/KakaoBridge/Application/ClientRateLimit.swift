@@ -1,44 +1,33 @@
 import Hummingbird
 import Metrics
 
-/// Applies `rate_limit.per_client_per_minute` per client (after `ClientAddressMiddleware`): an IPv4 address, or an
+/// Applies `rate_limit.per_client_per_minute` per client (after `ClientAddress`): an IPv4 address, or an
 /// IPv6 /64 (one host usually holds a whole /64, so per-address buckets would be free for it to multiply). Probes and the
 /// metrics scrape are exempt: a busy load balancer or Prometheus must never be told to back off. Routes authenticated by
 /// the hook secret are exempt too: the backend calls them from a few addresses for all users; they authenticate first
 /// and then take from their own budget (`rate_limit.hook_per_minute`, `HookRateLimit`).
-struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = BridgeRequestContext
-
+struct ClientRateLimit: Sendable {
     static let exemptRoutes: Set<String> = [
         "/healthz", "/readyz", "/metrics", LoginCompleteController.route, RevokeController.route,
         // Kakao's servers call it for every user who leaves, from a few addresses; the admin key authenticates it.
         UnlinkController.route,
     ]
 
-    let holder: StateHolder
-    let limiter: RateLimiter
+    let limiter = RateLimiter()
     private let limited = Counter(label: "kakao_bridge_rate_limited_total", dimensions: [("limit", "client")])
 
-    init(holder: StateHolder, limiter: RateLimiter = RateLimiter()) {
-        self.holder = holder
-        self.limiter = limiter
-    }
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
+    /// Takes from the client's bucket, or refuses the request.
+    func check(_ context: BridgeRequestContext, perMinute: Int) throws(Problem) {
         if perMinute > 0, !Self.exemptRoutes.contains(RouteLabel.route(context)),
             case .limited(let seconds) = limiter.take(client: Self.clientKey(context.clientAddress), perMinute: perMinute)
         {
             limited.increment()
             throw Problem.rateLimited(retryAfterSeconds: seconds)
         }
-        return try await next(request, context)
     }
 }
 
-extension RateLimitMiddleware {
+extension ClientRateLimit {
     /// The bucket of an address: itself for IPv4 (and anything unparsable), its /64 for IPv6.
     static func clientKey(_ address: String) -> String {
         guard address.contains(":"), let bytes = IPAddressParser.parse(address), bytes.count == 16 else { return address }

@@ -1,0 +1,53 @@
+import Hummingbird
+
+/// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client
+/// (`ClientAddress`), the in-flight gauge, the client's rate limit (`ClientRateLimit`); and on its way back: any failure
+/// as a problem body (`ProblemAnswer`), then the metrics (`RequestMetrics`) and the access line (`AccessLog`), which
+/// so see the status the client gets, and the id in the answer.
+///
+/// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
+/// holds while it waits on Kakao, and the six held about 12 KiB of task slabs per login in flight. Each step is
+/// synchronous and lives in its own file; only the call to the route is awaited here.
+struct EdgeMiddleware: RouterMiddleware {
+    typealias Context = BridgeRequestContext
+
+    let holder: StateHolder
+    let rateLimit = ClientRateLimit()
+    let metrics = RequestMetrics()
+    let accessLog = AccessLog()
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        let context = arrived(request, context)
+        let response: Response
+        do {
+            try rateLimit.check(context, perMinute: holder.current?.config.rateLimit.perClientPerMinute ?? 0)
+            response = try await next(request, context)
+        } catch {
+            response = ProblemAnswer.response(for: error, context: context)
+        }
+        return answered(response, request, context, since: start)
+    }
+
+    // Out of line: what an async function computes in its own body can end up in its frame.
+
+    @inline(never)
+    private func arrived(_ request: Request, _ context: Context) -> Context {
+        var context = context
+        RequestIDs.assign(request, &context)
+        ClientAddress.assign(request, &context, trusted: holder.current?.config.server.trustedProxies ?? [])
+        metrics.started()
+        return context
+    }
+
+    @inline(never)
+    private func answered(_ response: Response, _ request: Request, _ context: Context, since start: ContinuousClock.Instant) -> Response {
+        metrics.finished(request, context, status: response.status.code, since: start)
+        accessLog.log(request, context, status: response.status.code, since: start)
+        var response = response
+        response.headers[.xRequestID] = context.requestID
+        return response
+    }
+}
