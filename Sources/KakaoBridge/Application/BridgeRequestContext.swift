@@ -1,12 +1,12 @@
 import Hummingbird
 import NIOCore
 
-/// Per-request state shared by the middleware and the controllers.
+/// Per-request state shared by `EdgeMiddleware` and the controllers.
 public struct BridgeRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by `RequestIDMiddleware` before anything else runs.
+    /// Set by `RequestIDs` before anything else runs.
     public var requestID: String = ""
-    /// The socket peer; `ClientAddressMiddleware` replaces it with the forwarded client when the peer is a trusted proxy.
+    /// The socket peer; `ClientAddress` replaces it with the forwarded client when the peer is a trusted proxy.
     public var clientAddress: String
     public let socketPeer: String
     public var timings = UpstreamTimings()

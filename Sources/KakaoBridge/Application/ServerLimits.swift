@@ -32,7 +32,7 @@ enum ServerLimits {
 }
 
 /// Hummingbird answers a request it cannot parse (oversized head, broken framing) with a bare `400` and an empty body,
-/// below the router, where `ProblemMiddleware` never sees it. This handler sits just above the HTTP codec, notices the
+/// below the router, where `EdgeMiddleware` never sees it. This handler sits just above the HTTP codec, notices the
 /// parser error on its way in, and turns that one bare answer into the problem body of docs/errors.md#problem-body (nothing else is ever
 /// returned for a failure).
 final class ParseErrorProblemHandler: ChannelDuplexHandler, RemovableChannelHandler {

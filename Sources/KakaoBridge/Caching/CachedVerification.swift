@@ -11,27 +11,40 @@
 /// → 194 bytes an entry, table and order included).
 ///
 /// Layout: the header below, then the nickname's, the email's and the picture URL's UTF-8 bytes, back to back. A length of
-/// -1 stands for a field Kakao did not return. Immutable once made; only the cache, under its lock, holds one.
+/// `absent` stands for a field Kakao did not return, `Int64.min` for an expiry Kakao did not give, -1 for an email
+/// Kakao did not say was verified or not: optionals would take 10 bytes more per entry (63 bytes of header instead of
+/// 73). Immutable once made; only the cache, under its lock, holds one.
 final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8> {
     struct Header {
         let digest: TokenDigest
         let userID: Int64
         let trustedUntil: Int64
-        let tokenExpiresAt: Int64?
-        let nicknameCount: Int32
-        let emailCount: Int32
-        let pictureCount: Int32
-        let emailVerified: Bool?
+        let tokenExpiry: Int64
+        let nicknameCount: UInt16
+        let emailCount: UInt16
+        let pictureCount: UInt16
+        let emailVerified: Int8
     }
 
-    static func make(digest: TokenDigest, user: KakaoUser, trustedUntil: Int64, tokenExpiresAt: Int64?) -> CachedVerification {
+    private static let absent = UInt16.max
+
+    /// `nil` for a user with a field of 64 KiB or more, who is then not cached (Kakao's nicknames, emails and image URLs
+    /// are far shorter).
+    static func make(digest: TokenDigest, user: KakaoUser, trustedUntil: Int64, tokenExpiresAt: Int64?) -> CachedVerification? {
         // Runs once per verified login: no arrays of the fields, just their lengths and one copy each.
-        func length(_ text: String?) -> Int32 { text.map { Int32(clamping: $0.utf8.count) } ?? -1 }
-        let nickname = length(user.nickname), email = length(user.email), picture = length(user.profileImageURL)
-        let buffer = create(minimumCapacity: Int(max(nickname, 0) + max(email, 0) + max(picture, 0))) { _ in
+        func length(_ text: String?) -> UInt16? {
+            guard let text else { return absent }
+            let count = text.utf8.count
+            return count < Int(absent) ? UInt16(count) : nil
+        }
+        guard let nickname = length(user.nickname), let email = length(user.email), let picture = length(user.profileImageURL)
+        else { return nil }
+        func bytes(_ count: UInt16) -> Int { count == absent ? 0 : Int(count) }
+        let buffer = create(minimumCapacity: bytes(nickname) + bytes(email) + bytes(picture)) { _ in
             Header(
-                digest: digest, userID: user.id, trustedUntil: trustedUntil, tokenExpiresAt: tokenExpiresAt,
-                nicknameCount: nickname, emailCount: email, pictureCount: picture, emailVerified: user.emailVerified
+                digest: digest, userID: user.id, trustedUntil: trustedUntil, tokenExpiry: tokenExpiresAt ?? Int64.min,
+                nicknameCount: nickname, emailCount: email, pictureCount: picture,
+                emailVerified: user.emailVerified.map { $0 ? 1 : 0 } ?? -1
             )
         }
         buffer.withUnsafeMutablePointerToElements { bytes in
@@ -51,7 +64,7 @@ final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8> 
 
     var userID: Int64 { header.userID }
     var trustedUntil: Int64 { header.trustedUntil }
-    var tokenExpiresAt: Int64? { header.tokenExpiresAt }
+    var tokenExpiresAt: Int64? { header.tokenExpiry == Int64.min ? nil : header.tokenExpiry }
     var digest: TokenDigest { header.digest }
 
     /// The user as stored: new strings, made when the entry is used (a cache hit), not kept.
@@ -59,8 +72,8 @@ final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8> 
         let header = self.header
         return withUnsafeMutablePointerToElements { bytes in
             var offset = 0
-            func next(_ count: Int32) -> String? {
-                guard count >= 0 else { return nil }
+            func next(_ count: UInt16) -> String? {
+                guard count != Self.absent else { return nil }
                 defer { offset += Int(count) }
                 return String(decoding: UnsafeBufferPointer(start: bytes + offset, count: Int(count)), as: UTF8.self)
             }
@@ -68,7 +81,8 @@ final class CachedVerification: ManagedBuffer<CachedVerification.Header, UInt8> 
             let email = next(header.emailCount)
             let picture = next(header.pictureCount)
             return KakaoUser(
-                id: header.userID, nickname: nickname, email: email, emailVerified: header.emailVerified, profileImageURL: picture
+                id: header.userID, nickname: nickname, email: email,
+                emailVerified: header.emailVerified < 0 ? nil : header.emailVerified == 1, profileImageURL: picture
             )
         }
     }

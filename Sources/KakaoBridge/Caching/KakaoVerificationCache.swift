@@ -101,10 +101,11 @@ public final class KakaoVerificationCache: KakaoVerifying {
         guard trustedUntil > now else { return }
         let tokenExpiresAt = verified.expiresIn.map { now + $0 }
         state.withLock { state in
-            state.insert(
-                CachedVerification.make(digest: key, user: verified.user, trustedUntil: trustedUntil, tokenExpiresAt: tokenExpiresAt),
-                now: now, maxEntries: maxEntries
-            )
+            // Made under the lock: the entry is not `Sendable`, so it cannot be handed into the mutex from outside.
+            guard let entry = CachedVerification.make(
+                digest: key, user: verified.user, trustedUntil: trustedUntil, tokenExpiresAt: tokenExpiresAt
+            ) else { return }
+            state.insert(entry, now: now, maxEntries: maxEntries)
         }
     }
 }

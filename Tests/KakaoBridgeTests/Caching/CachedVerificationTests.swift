@@ -13,9 +13,11 @@ import Testing
     ]
 
     @Test(arguments: users)
-    func theUserComesBackUnchanged(_ user: KakaoUser) {
+    func theUserComesBackUnchanged(_ user: KakaoUser) throws {
         let digest = TokenDigest("token of \(user.id)")
-        let entry = CachedVerification.make(digest: digest, user: user, trustedUntil: 1_700_000_060, tokenExpiresAt: 1_700_003_600)
+        let entry = try #require(
+            CachedVerification.make(digest: digest, user: user, trustedUntil: 1_700_000_060, tokenExpiresAt: 1_700_003_600)
+        )
         #expect(entry.user == user)
         #expect(entry.userID == user.id)
         #expect(entry.trustedUntil == 1_700_000_060)
@@ -23,9 +25,19 @@ import Testing
         #expect(entry.digest == digest)
     }
 
-    @Test func aTokenWithoutKakaosExpiryStaysWithout() {
-        let entry = CachedVerification.make(digest: TokenDigest("t"), user: KakaoUser(id: 9), trustedUntil: 10, tokenExpiresAt: nil)
+    @Test func aTokenWithoutKakaosExpiryStaysWithout() throws {
+        let entry = try #require(
+            CachedVerification.make(digest: TokenDigest("t"), user: KakaoUser(id: 9), trustedUntil: 10, tokenExpiresAt: nil)
+        )
         #expect(entry.tokenExpiresAt == nil)
+    }
+
+    /// Lengths are kept in 16 bits: a field of 64 KiB or more is not packed (the user is then verified every time).
+    @Test func aUserWithAnOverlongFieldIsNotPacked() {
+        let long = String(repeating: "a", count: 65_535)
+        #expect(CachedVerification.make(digest: TokenDigest("t"), user: KakaoUser(id: 9, nickname: long), trustedUntil: 10, tokenExpiresAt: nil) == nil)
+        let justBelow = KakaoUser(id: 9, email: String(repeating: "b", count: 65_534))
+        #expect(CachedVerification.make(digest: TokenDigest("t"), user: justBelow, trustedUntil: 10, tokenExpiresAt: nil)?.user == justBelow)
     }
 
     @Test func droppingAUserLeavesTheOthersCached() async throws {

@@ -7,7 +7,7 @@ import Testing
     static func digest(_ first: UInt64, _ rest: UInt64) -> TokenDigest { TokenDigest(words: (first, rest, rest, rest)) }
 
     static func entry(_ digest: TokenDigest, user: Int64, until: Int64 = 100) -> CachedVerification {
-        CachedVerification.make(digest: digest, user: KakaoUser(id: user), trustedUntil: until, tokenExpiresAt: nil)
+        CachedVerification.make(digest: digest, user: KakaoUser(id: user), trustedUntil: until, tokenExpiresAt: nil)!
     }
 
     @Test func aDigestThatSharesTheKeyIsAMissNotAnotherUser() {
