@@ -6,9 +6,10 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 
-/// The Hummingbird application plus the one thing it cannot do itself: turn `/readyz` 503 the moment a graceful
-/// shutdown starts. Hummingbird shuts its server down first and its other services after, so a service inside the
-/// application would hear of the shutdown only once the server has already stopped.
+/// The Hummingbird application, run by a loop of our own (`serve`, for shallower frames per connection), plus one thing
+/// the application cannot do itself: turn `/readyz` 503 the moment a graceful shutdown starts. The server is shut down
+/// first and the other services after, so a service inside the application would hear of the shutdown only once the
+/// server has already stopped.
 public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
     public typealias Responder = LoginAdmission
 
