@@ -26,7 +26,8 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
     public var configuration: ApplicationConfiguration { inner.configuration }
     public var logger: Logger { inner.logger }
     public var services: [any Service] { inner.services }
-    public var processesRunBeforeServerStart: [@Sendable () async throws -> Void] { inner.processesRunBeforeServerStart }
+    /// None: `serve` runs the server with no prelude (`buildApplication` never asks for one).
+    public var processesRunBeforeServerStart: [@Sendable () async throws -> Void] { [] }
     public func onServerRunning(_ channel: any Channel) async { await inner.onServerRunning(channel) }
 
     public func run() async throws {
