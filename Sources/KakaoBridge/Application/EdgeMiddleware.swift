@@ -2,8 +2,8 @@ import Hummingbird
 
 /// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client
 /// (`ClientAddress`), the in-flight gauge, the client's rate limit (`ClientRateLimit`); and on its way back: any failure
-/// as a problem body (`ProblemAnswer`), then the metrics (`RequestMetrics`) and the access line (`AccessLog`), which
-/// so see the status the client gets, and the id in the answer.
+/// as a problem body (`ProblemAnswer`), then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that
+/// they see the status the client gets, and the id in the answer.
 ///
 /// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
 /// holds while it waits on Kakao, and the six held about 12 KiB of task slabs per login in flight. Each step is
@@ -20,10 +20,12 @@ struct EdgeMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
-        let context = arrived(request, context)
+        // Read once (a lock): the client address and the rate limit see the same configuration.
+        let state = holder.current
+        let context = arrived(request, context, state)
         let response: Response
         do {
-            try rateLimit.check(context, perMinute: holder.current?.config.rateLimit.perClientPerMinute ?? 0)
+            try rateLimit.check(context, perMinute: state?.config.rateLimit.perClientPerMinute ?? 0)
             response = try await next(request, context)
         } catch {
             response = ProblemAnswer.response(for: error, context: context)
@@ -34,10 +36,10 @@ struct EdgeMiddleware: RouterMiddleware {
     // Out of line: what an async function computes in its own body can end up in its frame.
 
     @inline(never)
-    private func arrived(_ request: Request, _ context: Context) -> Context {
+    private func arrived(_ request: Request, _ context: Context, _ state: BridgeState?) -> Context {
         var context = context
         RequestIDs.assign(request, &context)
-        ClientAddress.assign(request, &context, trusted: holder.current?.config.server.trustedProxies ?? [])
+        ClientAddress.assign(request, &context, trusted: state?.config.server.trustedProxies ?? [])
         metrics.started()
         return context
     }
