@@ -132,7 +132,7 @@ public struct LoginAdmission: HTTPResponder {
     /// resumption when it answers; cancelled with the connection's task.
     @inline(never)
     private static func child(_ inner: RouterResponder<Context>, _ arrival: Arrival, admissionWait: Duration) -> Task<Response, any Error> {
-        Task.immediate(executorPreference: LoopExecutor.current) {
+        Task.immediate {
             var context = arrival.context
             context.admissionWait = admissionWait
             return try await inner.respond(to: arrival.request, context: context)

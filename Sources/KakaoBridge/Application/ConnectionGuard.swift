@@ -42,8 +42,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 64 << 10)
 
     func handle(value: Value, logger: Logger) async {
-        guard let executor = LoopExecutor.of(value.channel.eventLoop) else { return await inner.handle(value: value, logger: logger) }
-        await withTaskExecutorPreference(executor) { await inner.handle(value: value, logger: logger) }
+        await inner.handle(value: value, logger: logger)
     }
 }
 

@@ -65,7 +65,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
             // Shielded: callers that joined this verification must still get their answer when the first caller goes
             // away (its client hung up) and its task is cancelled.
             let startedAt = clock.now()
-            let outcome = await Task(executorPreference: LoopExecutor.current) { () async -> Result<VerifiedKakaoToken, Problem> in
+            let outcome = await Task { () async -> Result<VerifiedKakaoToken, Problem> in
                 do throws(Problem) {
                     return .success(try await verify())
                 } catch {
