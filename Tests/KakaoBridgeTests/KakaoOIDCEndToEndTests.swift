@@ -45,13 +45,17 @@ import Testing
     }
 
     @Test func keysRotateAndStaleKeysServeWhileTheJWKSEndpointFails() async throws {
-        try await TestWorld.with(OIDC.on(requireNonce: false)) { world in
-            // max-age 0: every answer is stale at once, so each step below is decided by the cache's rules, not by time.
+        let time = MovableClock()
+        var options = OIDC.on(requireNonce: false)
+        options.clock = time.unixClock
+        try await TestWorld.with(options) { world in
+            // max-age 0 is kept for the cache's floor of a minute; past it every answer is stale, so each step below is
+            // decided by the cache's rules once the clock has moved past that minute.
             world.kakao.setJWKSMaxAge(0)
             func token(_ id: Int64, signing: IDTokenSigning = .current) throws -> String {
                 try world.kakao.oidcKeys.signIDToken(
                     payload: KakaoOIDCKeys.idTokenPayload(
-                        for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: Int64(Date().timeIntervalSince1970)
+                        for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.unixClock.now()
                     ),
                     signing: signing
                 )
@@ -59,6 +63,7 @@ import Testing
             #expect(try await world.exchange(try token(1)).status == 200)
             let old = try world.kakao.oidcKeys.currentKID
             try world.kakao.oidcKeys.rotate()
+            time.advance(61)
             // Signed with the new key: its kid is unknown and the keys are stale, so they are fetched again.
             let rotated = try await world.exchange(try token(2))
             #expect(rotated.status == 200, "\(rotated.text)")
@@ -66,13 +71,35 @@ import Testing
             #expect(try await world.exchange(try token(3, signing: .kid(old))).status == 200)
             #expect(world.kakao.jwksCalls >= 2)
 
-            // The JWKS endpoint goes down: the cached keys keep verifying.
+            // The JWKS endpoint goes down: the cached keys keep verifying, stale.
             world.kakao.setJWKSFailing(true)
+            time.advance(61)
             for id in Int64(4)...6 {
                 let reply = try await world.exchange(try token(id))
                 #expect(reply.status == 200, "\(reply.text)")
             }
             #expect(world.kakao.apiCalls == 0)
+        }
+    }
+
+    /// A faulty `max-age=0` must not mean a JWKS fetch per login (issue 27): the keys are kept a minute all the same.
+    @Test func aJWKSAnswerWithMaxAgeZeroIsStillKeptForAMinute() async throws {
+        let time = MovableClock()
+        var options = OIDC.on(requireNonce: false)
+        options.clock = time.unixClock
+        try await TestWorld.with(options) { world in
+            world.kakao.setJWKSMaxAge(0)
+            for id in Int64(1)...5 {
+                let token = try world.kakao.oidcKeys.signIDToken(
+                    payload: KakaoOIDCKeys.idTokenPayload(
+                        for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.unixClock.now()
+                    )
+                )
+                let reply = try await world.exchange(token)
+                #expect(reply.status == 200, "\(reply.text)")
+                time.advance(10)
+            }
+            #expect(world.kakao.jwksCalls == 1)
         }
     }
 }

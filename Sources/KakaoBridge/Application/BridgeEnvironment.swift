@@ -24,6 +24,8 @@ public struct BridgeEnvironment: Sendable {
     public var unlinkedUsers: UnlinkedKakaoUsers
     /// Outlives every reload too: nonces issued before a SIGHUP stay good, and used ones stay used.
     public var kakaoNonces: KakaoNonceMemory
+    /// Outlives every reload too: a link under way when a SIGHUP arrives still holds its account.
+    public var linkLocks: LinkLocks
     /// Logins admitted past the router at once (`LoginAdmission`): by default 64 per core; tests set their own.
     public var loginAdmissionLimit: Int
 
@@ -37,6 +39,7 @@ public struct BridgeEnvironment: Sendable {
         self.onServerRunning = onServerRunning
         self.unlinkedUsers = UnlinkedKakaoUsers(clock: clock)
         self.kakaoNonces = KakaoNonceMemory(clock: clock)
+        self.linkLocks = LinkLocks()
         self.loginAdmissionLimit = LoginAdmission.limit(cores: System.coreCount)
     }
 }

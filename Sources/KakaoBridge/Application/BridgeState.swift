@@ -59,7 +59,7 @@ public final class BridgeState: Sendable {
     /// Loads the service account and puts the caches in front of the upstreams: what `buildApplication` and a reload do.
     static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, clock: UnixClock, logger: Logger,
-        unlinkedUsers: UnlinkedKakaoUsers? = nil, nonceMemory: KakaoNonceMemory? = nil
+        unlinkedUsers: UnlinkedKakaoUsers? = nil, nonceMemory: KakaoNonceMemory? = nil, linkLocks: LinkLocks? = nil
     ) throws(StartupFailure) -> BridgeState {
         let account = try loadServiceAccount(config)
         // The key file names the token endpoint: the same https rule as every configured upstream URL.
@@ -98,7 +98,8 @@ public final class BridgeState: Sendable {
         let mode = UserSync.Mode(rawValue: config.firebase.userSync) ?? .bestEffort
         let userSync = mode == .off ? nil : UserSync(
             admin: admin, mode: mode, cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock),
-            logger: logger, linksByEmail: config.linking.byVerifiedEmail
+            logger: logger, linksByEmail: config.linking.byVerifiedEmail, uidPrefix: config.kakao.uidPrefix,
+            linkLocks: linkLocks ?? LinkLocks()
         )
         let kakaoIDTokens = KakaoIDTokens.assemble(
             config, keys: upstreams.kakaoKeys, cache: kakaoCache, unlinkedUsers: unlinkedUsers,

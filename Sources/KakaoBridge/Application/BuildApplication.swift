@@ -11,7 +11,7 @@ public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
     let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger,
-        unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces
+        unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces, linkLocks: environment.linkLocks
     )
     logStart(state.config, logger: environment.logger)
     let holder = StateHolder(state)

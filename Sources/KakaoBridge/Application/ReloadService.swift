@@ -41,7 +41,7 @@ struct ReloadService: Service, CustomStringConvertible {
         do {
             state = try BridgeState.assemble(
                 config, upstreams: reload.upstreams(config), clock: environment.clock, logger: logger,
-                unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces
+                unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces, linkLocks: environment.linkLocks
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])

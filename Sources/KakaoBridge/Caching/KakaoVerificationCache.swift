@@ -4,7 +4,8 @@ import Synchronization
 /// Trusts a Kakao token that verified successfully for `kakao.cache_seconds` (never past Kakao's own `expires_in`), so the
 /// hook's check right after a token exchange, and an app retrying a login, do not ask Kakao again.
 ///
-/// Entries are keyed by the token's SHA-256: a memory dump holds no usable token. Failures are never cached (a token that
+/// Entries are keyed by the SHA-256 of the token and its kind (access token or Kakao ID token): a memory dump holds no
+/// usable token, and a verification of an ID token never answers for the routes that take access tokens only. Failures are never cached (a token that
 /// Kakao refused a moment ago may be fine after Kakao recovers). Concurrent verifications of one token share one upstream
 /// verification and its outcome (`SingleFlight`), run in a task of its own: a caller that goes away cancels nothing
 /// the others wait for. At most `maxEntries` are kept; past that the oldest entry goes first.
@@ -44,18 +45,19 @@ public final class KakaoVerificationCache: KakaoVerifying {
 
     public func verifyReportingLifetime(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedKakaoToken {
         let inner = self.inner
-        return try await verifyReportingLifetime(token: accessToken) { () async throws(Problem) -> VerifiedKakaoToken in
+        return try await verifyReportingLifetime(token: accessToken, kind: .accessToken) { () async throws(Problem) -> VerifiedKakaoToken in
             try await inner.verifyReportingLifetime(accessToken: accessToken, context: context)
         }
     }
 
     /// The cache in front of any verification of a Kakao credential: Kakao ID tokens (docs/api.md#kakao-id-tokens) share
     /// this memory with access tokens, so that the hook's check of an ID token right after its exchange costs no signature.
-    /// The two never collide: an ID token has dots, an access token none.
+    /// The kind is part of the key: an ID token's verification is stored before its per-request rules (nonce, unlink
+    /// mark) run, so it must never answer a lookup made for an access token.
     func verifyReportingLifetime(
-        token: String, verifiedBy verify: @escaping @Sendable () async throws(Problem) -> VerifiedKakaoToken
+        token: String, kind: KakaoCredentialKind, verifiedBy verify: @escaping @Sendable () async throws(Problem) -> VerifiedKakaoToken
     ) async throws(Problem) -> VerifiedKakaoToken {
-        let key = TokenDigest(token)
+        let key = TokenDigest(token, kind: kind)
         if let cached = lookUp(key) {
             hits.increment()
             return cached

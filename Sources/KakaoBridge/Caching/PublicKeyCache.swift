@@ -33,6 +33,9 @@ final class PublicKeyCache: Sendable {
         var defaultMaxAge: Int64 = 60
         /// A day bounds a wild value (Google sends about six hours).
         var maxMaxAge: Int64 = 86_400
+        /// `max-age=0` (or a tiny value) from a faulty endpoint must not mean a fetch per request: the keys are kept at
+        /// least as long as an unknown `kid` waits to refetch.
+        var minMaxAge: Int64 = 60
         /// An unknown `kid` does not refetch sooner than this after a successful fetch.
         var unknownKidRefetchInterval: Int64 = 60
         /// After a failed fetch with keys cached, requests use the stale keys for this long without asking again.
@@ -151,7 +154,7 @@ final class PublicKeyCache: Sendable {
             switch outcome {
             case .success(let set):
                 state.keys = set.keys
-                state.expiresAt = now + max(0, min(set.maxAge ?? policy.defaultMaxAge, policy.maxMaxAge))
+                state.expiresAt = now + max(policy.minMaxAge, min(set.maxAge ?? policy.defaultMaxAge, policy.maxMaxAge))
                 state.lastSuccess = now
                 state.lastFailure = nil
                 ready.store(true, ordering: .relaxed)

@@ -1,11 +1,21 @@
 import OpenSSLCrypto
 
-/// SHA-256 of a token as four words: cheap to hash and compare, and not the token.
+/// What a cached verification was made from. Part of the cache's key (docs/api.md#kakao-id-tokens): a verification of
+/// one kind never answers for the other, whatever the two tokens look like.
+enum KakaoCredentialKind: UInt8, Sendable {
+    case accessToken = 0x41
+    case idToken = 0x49
+}
+
+/// SHA-256 of a token (and of its kind) as four words: cheap to hash and compare, and not the token.
 struct TokenDigest: Hashable, Sendable {
     let words: (UInt64, UInt64, UInt64, UInt64)
 
-    init(_ token: String) {
-        let digest = SHA256.hash(Array(token.utf8))
+    /// The kind's byte comes first, so an access token and an ID token of the same text still differ.
+    init(_ token: String, kind: KakaoCredentialKind = .accessToken) {
+        var bytes: [UInt8] = [kind.rawValue]
+        bytes.append(contentsOf: token.utf8)
+        let digest = SHA256.hash(bytes)
         words = digest.withUnsafeBytes { bytes in
             (
                 bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),

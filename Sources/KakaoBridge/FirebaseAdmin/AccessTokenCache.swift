@@ -2,13 +2,22 @@ import Metrics
 import Synchronization
 
 /// The Admin API's bearer credential: an access token from Google's token endpoint, kept until 5 minutes before it
-/// expires (as Google's auth libraries refresh), fetched by one caller at a time while the others wait for that fetch.
+/// expires (as Google's auth libraries refresh; `keepSeconds` for short lifetimes), fetched by one caller at a time while the others wait for that fetch.
 /// A failed fetch is not kept: the next call tries again. The token is never logged.
 ///
 /// With the Auth Emulator there is no fetch at all: the Admin SDKs send `Bearer owner` (docs/api.md#the-auth-emulator).
 final class AccessTokenCache: Sendable {
     /// Refresh this long before Google's expiry, so a token is never sent in its last minutes.
     static let refreshMarginSeconds: Int64 = 300
+    /// However short a lifetime Google (or something in its place) claims, a token is kept at least this long: a faulty
+    /// `expires_in` must not turn every login into a fetch (docs/api.md#credentials).
+    static let minimumKeepSeconds: Int64 = 30
+
+    /// How long a token of this lifetime is used before the next fetch: 5 minutes short of its expiry, or half its
+    /// lifetime when that is longer, and never less than `minimumKeepSeconds`.
+    static func keepSeconds(expiresIn: Int64) -> Int64 {
+        max(expiresIn - refreshMarginSeconds, expiresIn / 2, minimumKeepSeconds)
+    }
 
     private enum Source: Sendable {
         case google(any GoogleAccessTokenFetching, ServiceAccount)
@@ -50,7 +59,7 @@ final class AccessTokenCache: Sendable {
                 let fresh = try await fetcher.fetchAccessToken(for: account, context: context)
                 fetched.increment()
                 let now = clock.now()
-                held.withLock { $0 = Held(token: fresh.token, refreshAt: now + fresh.expiresIn - Self.refreshMarginSeconds) }
+                held.withLock { $0 = Held(token: fresh.token, refreshAt: now + Self.keepSeconds(expiresIn: fresh.expiresIn)) }
                 return .success(fresh.token)
             } catch {
                 failed.increment()

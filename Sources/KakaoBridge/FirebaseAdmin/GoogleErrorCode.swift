@@ -40,6 +40,13 @@ enum GoogleErrorCode {
         (2...64).contains(text.count) && text.allSatisfy { ($0.isASCII && ($0.isUppercase || $0.isNumber)) || $0 == "_" }
     }
 
+    /// A description for a log line: bounded, one line, and with any word that holds an `@` (an email, a service
+    /// account's name) left out, since no email reaches a log line.
+    static func loggable(_ text: String) -> String {
+        let words = text.prefix(160).split(whereSeparator: { $0.isNewline || $0 == " " || $0 == "\t" })
+        return words.map { $0.contains("@") ? "[address]" : String($0) }.joined(separator: " ")
+    }
+
     /// OAuth error codes are lower-case (`invalid_grant`); keep them readable but bounded.
     static func sanitized(_ text: String) -> String {
         String(text.prefix(64).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") })

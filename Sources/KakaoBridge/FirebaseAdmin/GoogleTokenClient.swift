@@ -52,8 +52,9 @@ struct GoogleTokenClient: GoogleAccessTokenFetching {
 
     // MARK: Failure table (docs/errors.md#from-google-s-token-endpoint-and-the-admin-api)
 
-    /// OAuth 2.0 errors are `{"error": "invalid_grant", "error_description": "…"}` (RFC 6749 §5.2); the code is what
-    /// operators search for, and the description never holds the assertion.
+    /// OAuth 2.0 errors are `{"error": "invalid_grant", "error_description": "…"}` (RFC 6749 §5.2). The code is what
+    /// the problem body carries; the description (`Invalid JWT Signature.`, the service account's name) is for the
+    /// operator's log only (docs/errors.md#from-google-s-token-endpoint-and-the-admin-api).
     static let failures = FailureMap(
         "Google's token endpoint", unavailable: Problem.firebaseAdminUnavailable, retry: .google
     ) { response in
@@ -62,9 +63,10 @@ struct GoogleTokenClient: GoogleAccessTokenFetching {
         }
         let body = JSONValue.parse(response.body)
         let code = body?["error"]?.stringValue.map(GoogleErrorCode.sanitized) ?? "no error code"
-        let description = body?["error_description"]?.stringValue.map { ": " + String($0.prefix(160)) } ?? ""
-        return .init(.firebaseAdminRejected(
-            "Google's token endpoint refused the service account's assertion (HTTP \(response.status)): \(code)\(description)."
-        ))
+        var problem = Problem.firebaseAdminRejected(
+            "Google's token endpoint refused the service account's assertion (HTTP \(response.status)): \(code)."
+        )
+        problem.upstreamMessage = body?["error_description"]?.stringValue.map(GoogleErrorCode.loggable)
+        return .init(problem)
     }
 }

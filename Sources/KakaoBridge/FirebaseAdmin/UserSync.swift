@@ -51,15 +51,23 @@ struct UserSync: Sendable {
     let logger: Logger
     /// `linking.by_verified_email`. Link records made earlier are followed whatever this says.
     let linksByEmail: Bool
+    /// `kakao.uid_prefix`: accounts whose uid begins with it are never link targets.
+    let uidPrefix: String
+    let linkLocks: LinkLocks
     private let flights = SingleFlight<String, Step>()
     private let meters = SyncMeters()
 
-    init(admin: FirebaseAdmin, mode: Mode, cache: UserRecordCache, logger: Logger, linksByEmail: Bool = false) {
+    init(
+        admin: FirebaseAdmin, mode: Mode, cache: UserRecordCache, logger: Logger, linksByEmail: Bool = false,
+        uidPrefix: String = "kakao:", linkLocks: LinkLocks = LinkLocks()
+    ) {
         self.admin = admin
         self.mode = mode
         self.cache = cache
         self.logger = logger
         self.linksByEmail = linksByEmail
+        self.uidPrefix = uidPrefix
+        self.linkLocks = linkLocks
     }
 
     func sync(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Result {
@@ -93,6 +101,7 @@ struct UserSync: Sendable {
             var metadata = Self.metadata(uid, context)
             metadata["code"] = "\(problem.codeName)"
             metadata["detail"] = "\(problem.detail)"
+            if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
             metadata["mode"] = "\(mode.rawValue)"
             guard mode == .required || resolvedUID == nil else {
                 logger.warning("user sync failed; the login goes on (firebase.user_sync: best_effort)", metadata: metadata)
@@ -123,6 +132,7 @@ struct UserSync: Sendable {
                 logger.notice("deleted a link record whose account no longer exists", metadata: Self.metadata(uid, context))
                 return try await firstLogin(uid: uid, user: user, context: context)
             }
+            try await requireLinkStands(linked, recordUID: uid, user: user, context: context)
             resolved = linkedUID
             return try await bringInStep(linked, user: user, extra: Self.keepProfile, context: context)
         } catch {
@@ -144,9 +154,10 @@ struct UserSync: Sendable {
         return try await create(uid: uid, user: user, context: context)
     }
 
-    private func create(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Step {
+    /// `withEmail: false` when linking found the address held by another Kakao user of this service.
+    func create(uid: String, user: KakaoUser, withEmail: Bool = true, context: CallContext) async throws(Problem) -> Step {
         var new = NewFirebaseUser(uid: uid, displayName: user.nickname, photoURL: user.profileImageURL)
-        if let email = Self.shownEmail(user) {
+        if withEmail, let email = Self.shownEmail(user) {
             new.email = email
             new.emailVerified = true
         }

@@ -47,7 +47,7 @@ struct KakaoIDTokens: Sendable {
         let clock = self.clock
         let verified: VerifiedKakaoToken
         if let cache {
-            verified = try await cache.verifyReportingLifetime(token: token) { () async throws(Problem) -> VerifiedKakaoToken in
+            verified = try await cache.verifyReportingLifetime(token: token, kind: .idToken) { () async throws(Problem) -> VerifiedKakaoToken in
                 let claims = try await verifier.verify(token, context: context)
                 // Trusted no longer than the token itself.
                 return VerifiedKakaoToken(user: claims.user, expiresIn: claims.expiresAt - clock.now())

@@ -116,14 +116,14 @@ struct KakaoUnlink: Sendable {
     }
 
     /// An account with other ways to sign in is never disabled or deleted for leaving Kakao: it loses `kakao_id` and
-    /// its sessions, whatever `kakao.unlink_action` says.
+    /// its sessions, whatever `kakao.unlink_action` says. An account that no longer names this Kakao user (a stale
+    /// record, docs/api.md#linking-to-an-existing-firebase-account) is not this person's and is left alone.
     private func unlinkLinkedAccount(_ uid: String, kakaoID: Int64, context: CallContext) async throws(Problem) {
-        guard let linked = try await state.firebaseAdmin.lookUp(.uid(uid), context: context) else { return }
+        guard let linked = try await state.firebaseAdmin.lookUp(.uid(uid), context: context),
+              let attributes = CustomAttributes(linked.customAttributes), attributes.kakaoID == kakaoID else { return }
         var update = FirebaseUserUpdate(uid: uid)
         update.validSince = clock.now()
-        if let attributes = CustomAttributes(linked.customAttributes), attributes.kakaoID == kakaoID {
-            update.customAttributes = attributes.removing("kakao_id").serialized
-        }
+        update.customAttributes = attributes.removing("kakao_id").serialized
         try await write(update, context: context)
     }
 

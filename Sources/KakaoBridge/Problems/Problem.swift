@@ -93,6 +93,9 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public var retryAfterSeconds: Int?
     /// Methods for `Allow` (405).
     public var allow: [String] = []
+    /// What an upstream said beyond its code (Google's `error_description`): for the operator's log line, never for the
+    /// problem body, since the app user is anonymous (docs/errors.md#problem-body).
+    public var upstreamMessage: String?
     /// Set only by `asUnlinkFailure()`: the webhook answers 503 whatever step failed.
     private var statusOverride: HTTPResponse.Status?
 

@@ -9,6 +9,11 @@ enum ProblemAnswer {
     static func response(for error: any Error, context: BridgeRequestContext) -> Response {
         switch error {
         case let problem as Problem:
+            if let message = problem.upstreamMessage {
+                context.logger.warning(
+                    "upstream refused", metadata: ["code": "\(problem.codeName)", "upstream_message": "\(message)"]
+                )
+            }
             return response(for: problem, requestID: context.requestID)
         case let error as HTTPError:
             return response(for: problem(for: error), requestID: context.requestID)

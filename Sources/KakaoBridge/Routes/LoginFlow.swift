@@ -15,10 +15,15 @@ struct LoginFlow: Sendable {
     }
 
     /// Step 2: who the bearer is. A Kakao ID token (docs/api.md#kakao-id-tokens) is verified locally, with no call to
-    /// Kakao; only where `idTokens` says how one is used (the token exchange, the hook). Anything else is an access token,
-    /// verified by Kakao.
+    /// Kakao; only where `idTokens` says how one is used (the token exchange, the hook), and refused elsewhere. Anything
+    /// else is an access token, verified by Kakao.
     func verifiedUser(_ bearer: String, idTokens use: KakaoIDTokens.Use?, context: CallContext) async throws(Problem) -> KakaoUser {
-        if let use, KakaoIDTokens.looksLikeIDToken(bearer) {
+        if KakaoIDTokens.looksLikeIDToken(bearer) {
+            // The legacy route takes access tokens only: an ID token there is refused before Kakao or the cache is asked,
+            // since only the exchange and the hook check its nonce and the unlink mark (docs/api.md#kakao-id-tokens).
+            guard let use else {
+                throw Problem.invalidKakaoToken("This route takes Kakao access tokens only; send a Kakao ID token to GET /v1/token-exchange.")
+            }
             guard let idTokens = state.kakaoIDTokens else {
                 throw Problem.invalidKakaoIDToken(
                     "This service does not accept Kakao ID tokens (kakao.oidc.audiences is empty); send the Kakao access token."

@@ -255,18 +255,34 @@ final class FakeFirebaseAdmin: FirebaseAdminCalling {
         var failures: [String: Problem] = [:]
         /// Emails some other user (outside what the test seeded) holds.
         var takenEmails: Set<String> = []
+        /// Email look-ups wait until this many have arrived (or two seconds pass): two logins then both read the
+        /// account before either writes, whatever the scheduler does.
+        var emailLookUpBarrier = 0
+        var emailLookUps = 0
     }
 
     private let state = Mutex(State())
 
     func lookUp(_ key: AdminLookup, scope: AdminScope, context: CallContext) async throws(Problem) -> FirebaseUserRecord? {
         try record(.lookUp(key), scope).get()
-        return state.withLock { state in
+        // Read on arrival, as Google answers from the state it saw, however long the answer then takes.
+        let found = state.withLock { state in
             switch key {
             case .uid(let uid): state.users[uid]
             case .email(let email): state.users.values.first { $0.email == email }
             }
         }
+        if case .email = key {
+            let barrier = state.withLock { state -> Int in
+                state.emailLookUps += 1
+                return state.emailLookUpBarrier
+            }
+            let giveUp = ContinuousClock.now + .seconds(2)
+            while state.withLock({ $0.emailLookUps }) < barrier, ContinuousClock.now < giveUp {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        return found
     }
 
     func create(_ user: NewFirebaseUser, scope: AdminScope, context: CallContext) async throws(Problem) -> AdminWriteOutcome {
@@ -326,6 +342,7 @@ final class FakeFirebaseAdmin: FirebaseAdminCalling {
     func seed(_ user: FirebaseUserRecord) { state.withLock { $0.users[user.uid] = user } }
     func user(_ uid: String) -> FirebaseUserRecord? { state.withLock { $0.users[uid] } }
     func takeEmail(_ email: String) { state.withLock { _ = $0.takenEmails.insert(email) } }
+    func holdEmailLookUps(until count: Int) { state.withLock { $0.emailLookUpBarrier = count } }
     /// `operation` is `lookup`, `create`, `update`, `delete` or `*`.
     func fail(_ operation: String = "*", with problem: Problem?) { state.withLock { $0.failures[operation] = problem } }
     var calls: [Call] { state.withLock { $0.calls.map(\.call) } }

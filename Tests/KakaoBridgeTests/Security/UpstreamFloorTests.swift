@@ -1,0 +1,47 @@
+import BridgeJSON
+import CurlHTTP
+import Foundation
+@testable import KakaoBridge
+import Testing
+
+/// A faulty upstream must not defeat the caches nor speak to anonymous app users (issue 27): an access token that
+/// claims a short life is still kept a while, and Google's `error_description` reaches the log only.
+@Suite("Upstream floors and Google's descriptions (CONTRACT §7)")
+struct UpstreamFloorTests {
+    @Test func anAccessTokenThatClaimsFiveMinutesOrLessIsStillKeptHalfAMinute() async throws {
+        let clock = ManualUnixClock()
+        try await RouterWorld.with(AccessTokenTests.options(clock)) { world async throws in
+            world.googleTokens.answer(expiresIn: 1)
+            for id in Int64(1)...5 {
+                #expect(try await world.exchange(world.validToken(id: id)).status == 200)
+            }
+            clock.advance(29)
+            #expect(try await world.exchange(world.validToken(id: 6)).status == 200)
+            #expect(world.googleTokens.fetches == 1, "one fetch for six logins within half a minute")
+            clock.advance(2)
+            #expect(try await world.exchange(world.validToken(id: 7)).status == 200)
+            #expect(world.googleTokens.fetches == 2)
+        }
+    }
+
+    @Test func theKeepTimeFollowsGooglesLifetimeWithAFloor() {
+        #expect(AccessTokenCache.keepSeconds(expiresIn: 3599) == 3299)
+        #expect(AccessTokenCache.keepSeconds(expiresIn: 400) == 200)
+        #expect(AccessTokenCache.keepSeconds(expiresIn: 300) == 150)
+        #expect(AccessTokenCache.keepSeconds(expiresIn: 1) == 30)
+    }
+
+    @Test func googlesErrorDescriptionGoesToTheLogNotToTheProblemBody() throws {
+        let body = Array(#"{"error":"invalid_grant","error_description":"Invalid JWT Signature. account=bridge@p.iam.gserviceaccount.com"}"#.utf8)
+        guard case .fail(let refused, _) = GoogleTokenClient.failures.verdict(.success(.init(status: 400, headers: [], body: body))) else {
+            Issue.record("a refusal was taken for an answer")
+            return
+        }
+        #expect(refused.detail.contains("invalid_grant"))
+        #expect(!refused.detail.contains("Invalid JWT Signature"))
+        #expect(!refused.detail.contains("account="))
+        #expect(refused.upstreamMessage == "Invalid JWT Signature. [address]", "the operator's log gets it, with no address")
+        let rendered = String(decoding: ProblemBody(refused, requestID: "r").jsonBytes, as: UTF8.self)
+        #expect(!rendered.contains("Invalid JWT Signature"))
+    }
+}
