@@ -1,78 +1,63 @@
 import Synchronization
 
 /// Per-client token buckets: a client may spend its whole per-minute budget at once, and earns it back evenly over the
-/// minute. Memory is bounded: past `maxClients`, buckets that have refilled completely are dropped first (forgetting
-/// them changes nothing), then the least recently seen half.
+/// minute. Memory is bounded (`ExpiringTable`): a bucket counts until it has refilled completely (forgetting it then
+/// changes nothing), and past `maxClients` the least recently seen client goes first, since every take puts its
+/// bucket back at the end of the table's order.
 final class RateLimiter: Sendable {
     enum Decision: Equatable {
         case allowed
         case limited(retryAfterSeconds: Int)
     }
 
-    private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets: Mutex<ExpiringTable<Bucket>>
     let maxClients: Int
 
-    init(maxClients: Int = 100_000) { self.maxClients = max(1, maxClients) }
+    init(maxClients: Int = 100_000) {
+        self.maxClients = max(1, maxClients)
+        self.buckets = Mutex(ExpiringTable(maxEntries: maxClients))
+    }
 
     func take(client: String, perMinute: Int, now: ContinuousClock.Instant = .now) -> Decision {
         guard perMinute > 0 else { return .allowed }
         let capacity = Double(perMinute)
         let perSecond = capacity / 60
         return buckets.withLock { buckets in
-            var bucket = buckets[client] ?? Bucket(tokens: capacity, updated: now)
-            bucket.tokens = min(capacity, bucket.tokens + Self.seconds(now - bucket.updated) * perSecond)
-            bucket.updated = now
+            var tokens = capacity
+            if let bucket = buckets.entry(for: client, now: now) {
+                tokens = min(capacity, bucket.tokens + Self.seconds(now - bucket.updated) * perSecond)
+            }
             let decision: Decision
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if tokens >= 1 {
+                tokens -= 1
                 decision = .allowed
             } else {
-                decision = .limited(retryAfterSeconds: max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up))))
+                decision = .limited(retryAfterSeconds: max(1, Int(((1 - tokens) / perSecond).rounded(.up))))
             }
-            if buckets[client] == nil, buckets.count >= maxClients {
-                Self.evict(&buckets, capacity: capacity, perSecond: perSecond, now: now, keep: maxClients / 2)
-            }
-            buckets[client] = bucket
+            let full = now.advanced(by: .milliseconds(Int64(((capacity - tokens) / perSecond * 1000).rounded(.up))))
+            buckets.insert(Bucket(key: client, tokens: tokens, updated: now, expiresAt: full), now: now)
             return decision
         }
     }
 
     var trackedClients: Int { buckets.withLock { $0.count } }
 
-    private static func evict(
-        _ buckets: inout [String: Bucket], capacity: Double, perSecond: Double, now: ContinuousClock.Instant, keep: Int
-    ) {
-        buckets = buckets.filter { $0.value.tokens + seconds(now - $0.value.updated) * perSecond < capacity }
-        guard buckets.count > keep else { return }
-        // Past that, forget the clients not seen for longest, without sorting the table under the lock: one pass picks a
-        // random sample of last-seen times (reservoir), the sample's quantile that would keep `keep` becomes the cut-off,
-        // and one more pass drops what is older.
-        var sample: [ContinuousClock.Instant] = []
-        sample.reserveCapacity(Self.sampleSize)
-        var generator = SystemRandomNumberGenerator()
-        for (seen, bucket) in buckets.values.enumerated() {
-            if sample.count < Self.sampleSize {
-                sample.append(bucket.updated)
-            } else {
-                let slot = Int.random(in: 0...seen, using: &generator)
-                if slot < Self.sampleSize { sample[slot] = bucket.updated }
-            }
-        }
-        sample.sort(by: >)
-        let keptShare = Double(keep) / Double(buckets.count)
-        let cutoff = sample[min(sample.count - 1, Int(Double(sample.count) * keptShare))]
-        buckets = buckets.filter { $0.value.updated > cutoff }
-    }
-
-    /// Last-seen times sampled to find the eviction cut-off; the sort is of this many, never of the table.
-    static let sampleSize = 255
-
     private static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// One client's bucket as of its last take; it stops counting once it would have refilled completely.
+final class Bucket: ExpiringEntry {
+    let key: String
+    let tokens: Double
+    let updated: ContinuousClock.Instant
+    let expiresAt: ContinuousClock.Instant
+
+    init(key: String, tokens: Double, updated: ContinuousClock.Instant, expiresAt: ContinuousClock.Instant) {
+        self.key = key
+        self.tokens = tokens
+        self.updated = updated
+        self.expiresAt = expiresAt
     }
 }

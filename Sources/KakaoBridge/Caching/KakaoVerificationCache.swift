@@ -14,11 +14,10 @@ public final class KakaoVerificationCache: KakaoVerifying {
 
     private let inner: any KakaoVerifying
     private let ttl: Int64
-    private let maxEntries: Int
     private let clock: UnixClock
     /// A verification that was under way when the user's unlink webhook arrived is not stored.
     private let unlinkedUsers: UnlinkedKakaoUsers?
-    private let state = Mutex(VerificationTable())
+    private let state: Mutex<VerificationTable>
     private let flights = SingleFlight<TokenDigest, Result<VerifiedKakaoToken, Problem>>()
     // Resolved once: looking a metric up in the registry per request costs a lock and a hash of its labels.
     private let hits = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "hit")])
@@ -31,7 +30,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
     ) {
         self.inner = inner
         self.ttl = Int64(max(ttlSeconds, 0))
-        self.maxEntries = max(1, maxEntries)
+        self.state = Mutex(VerificationTable(maxEntries: maxEntries))
         self.clock = clock
         self.unlinkedUsers = unlinkedUsers
     }
@@ -107,7 +106,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
             guard let entry = CachedVerification.make(
                 digest: key, user: verified.user, trustedUntil: trustedUntil, tokenExpiresAt: tokenExpiresAt
             ) else { return }
-            state.insert(entry, now: now, maxEntries: maxEntries)
+            state.insert(entry, now: now)
         }
     }
 }

@@ -14,16 +14,9 @@ public final class KakaoNonceMemory: Sendable {
     /// 32 random bytes, made once per process.
     let generatedSecret: [UInt8]
     private let clock: UnixClock
-    private let maxEntries: Int
-    private let state = Mutex(State())
-
-    private struct State {
-        var used: [NonceID: Int64] = [:]
-        /// Use order. Every nonce lives the same time, so the head is about the first to expire; one used out of issue
-        /// order lingers at most one lifetime longer, which `use` tolerates by comparing expiries.
-        var order: [(id: NonceID, expiresAt: Int64)] = []
-        var head = 0
-    }
+    /// Refuses a new nonce when full of live ones; every nonce lives the same time, so the front is about the first to
+    /// expire (one used out of issue order lingers at most one lifetime longer).
+    private let used: Mutex<ExpiringTable<UsedNonce>>
 
     enum Outcome: Equatable {
         case first
@@ -34,34 +27,29 @@ public final class KakaoNonceMemory: Sendable {
     public init(clock: UnixClock = .system, maxEntries: Int = defaultMaxEntries) {
         self.generatedSecret = SecureRandom.bytes(count: 32)
         self.clock = clock
-        self.maxEntries = max(1, maxEntries)
+        self.used = Mutex(ExpiringTable(maxEntries: maxEntries, whenFull: .refuseNew))
     }
 
     /// Records the nonce's use; `.first` exactly once per nonce while it is unexpired.
     func use(_ ticket: KakaoNonces.Ticket) -> Outcome {
         let now = clock.now()
-        return state.withLock { state in
-            Self.dropExpired(&state, now: now)
-            if let expiresAt = state.used[ticket.id], expiresAt > now { return .replayed }
-            guard state.used.count < maxEntries else { return .full }
-            state.used[ticket.id] = ticket.expiresAt
-            state.order.append((ticket.id, ticket.expiresAt))
-            return .first
+        return used.withLock { used in
+            if used.entry(for: ticket.id, now: now) != nil { return .replayed }
+            return used.insert(UsedNonce(key: ticket.id, expiresAt: ticket.expiresAt), now: now) ? .first : .full
         }
     }
 
     /// Nonces remembered now (tests, bounds).
-    var count: Int { state.withLock { $0.used.count } }
+    var count: Int { used.withLock { $0.count } }
+}
 
-    private static func dropExpired(_ state: inout State, now: Int64) {
-        while state.head < state.order.count, state.order[state.head].expiresAt <= now {
-            let (id, expiresAt) = state.order[state.head]
-            if state.used[id] == expiresAt { state.used[id] = nil }
-            state.head += 1
-        }
-        if state.head > 1024, state.head * 2 > state.order.count {
-            state.order.removeFirst(state.head)
-            state.head = 0
-        }
+/// A used nonce, remembered until it expires.
+final class UsedNonce: ExpiringEntry {
+    let key: NonceID
+    let expiresAt: Int64
+
+    init(key: NonceID, expiresAt: Int64) {
+        self.key = key
+        self.expiresAt = expiresAt
     }
 }
