@@ -333,9 +333,11 @@ struct ConfigTests {
             #expect(problems.contains { $0.hasPrefix(expected) }, "\(expected) not in \(problems)")
         }
         let environment = try? ConfigLoader.parse(yaml: Self.minimal, environment: [
-            "BRIDGE_KAKAO_ADMIN_KEY": "k", "BRIDGE_KAKAO_UNLINK_ACTION": "delete", "BRIDGE_LINKING_BY_VERIFIED_EMAIL": "true",
+            // Kakao's admin keys are 32 hexadecimal characters (docs/configuration.md#keys).
+            "BRIDGE_KAKAO_ADMIN_KEY": "0123456789abcdef0123456789abcdef", "BRIDGE_KAKAO_UNLINK_ACTION": "delete",
+            "BRIDGE_LINKING_BY_VERIFIED_EMAIL": "true",
         ])
-        #expect(environment?.kakao.adminKey == "k")
+        #expect(environment?.kakao.adminKey == "0123456789abcdef0123456789abcdef")
         #expect(environment?.kakao.unlinkAction == "delete")
         #expect(environment?.linking.byVerifiedEmail == true)
         let defaults = BridgeConfig()
@@ -439,7 +441,8 @@ struct ConfigTests {
                     "project_id", "web_api_key", "identity_toolkit_url", "securetoken_certs_url",
                     "custom_token_ttl_seconds", "clock_skew_seconds", "tenant_id", "login_complete_url", "secret",
                     "enabled", "timeout_ms", "max_in_flight", "per_client_per_minute", "level", "format", "admin_key",
-                    "unlink_action", "unlink_deadline_ms", "unlink_url", "by_verified_email"] {
+                    "unlink_action", "unlink_deadline_ms", "unlink_url", "by_verified_email", "admin_key_file",
+                    "web_api_key_file", "secret_file"] {
             #expect(text.contains("\n  \(key):"), "\(key) missing from the example")
         }
     }

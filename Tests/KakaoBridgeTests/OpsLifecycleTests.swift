@@ -202,3 +202,60 @@ import Testing
         }
     }
 }
+
+extension OpsLifecycleTests {
+    /// docs/configuration.md#secrets-in-files: a secret's `_file` is read again on SIGHUP, under the same mode rule; a
+    /// configuration file without secrets may be world-readable (a ConfigMap is 0644).
+    @Test func sighupReadsTheHookSecretFileAgainAndKeepsTheOldStateWhenOthersCanReadIt() async throws {
+        try await TestWorld.with { world in
+            let directory = try OpsFiles.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let first = String(repeating: "a1", count: 20)
+            let second = String(repeating: "b2", count: 20)
+            let secretPath = directory.appendingPathComponent("hook-secret").path
+            try OpsFiles.writePrivate(first + "\n", to: secretPath)
+            let configPath = directory.appendingPathComponent("bridge.yaml").path
+            try Data("""
+                server: {host: 127.0.0.1, port: 0, shutdown_grace_seconds: 1}
+                kakao: {app_id: \(TestWorld.appID), api_base_url: "\(world.servers.kakao.baseURL)", cache_seconds: 0}
+                firebase:
+                  service_account_file: \(world.config.firebase.serviceAccountFile)
+                  securetoken_certs_url: "\(world.config.firebase.securetokenCertsURL)"
+                  user_sync: off
+                hook:
+                  secret_file: \(secretPath)
+                """.utf8).write(to: URL(fileURLWithPath: configPath))
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: configPath)
+            let bridge = try BridgeProcess(configPath: configPath)
+            defer { bridge.stop() }
+            let port = try await bridge.waitForPort()
+            // The secret is checked before the body: anything but 401 means the secret was taken.
+            func hook(_ secret: String) async throws -> Int {
+                Reply(try await world.http.execute(HTTPRequest(
+                    method: .post, url: "http://127.0.0.1:\(port)/v1/login-complete",
+                    headers: [("Authorization", "Bearer " + secret), ("Content-Type", "application/json")], body: Array("{}".utf8)
+                ))).status
+            }
+            #expect(try await hook(first) != 401)
+            #expect(try await hook(second) == 401)
+
+            try OpsFiles.writePrivate(second + "\n", to: secretPath)
+            bridge.signal(SIGHUP)
+            _ = try await bridge.waitForLine { $0.contains("reloaded configuration and service account") }
+            #expect(try await hook(first) == 401)
+            #expect(try await hook(second) != 401)
+
+            // Rotated again but readable by everyone: refused, the running secret stays.
+            try OpsFiles.writePrivate(first + "\n", to: secretPath)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secretPath)
+            bridge.signal(SIGHUP)
+            let failure = try await bridge.waitForLine { $0.contains("reload failed") }
+            #expect(failure.contains("hook.secret_file") && failure.contains("chmod 600"))
+            #expect(try await hook(second) != 401)
+            #expect(bridge.lines.allSatisfy { !$0.contains(first) && !$0.contains(second) })
+
+            bridge.signal(SIGTERM)
+            #expect(try await bridge.waitForExit() == 0)
+        }
+    }
+}

@@ -5,7 +5,8 @@ import Metrics
 /// IPv6 /64 (one host usually holds a whole /64, so per-address buckets would be free for it to multiply). Probes and the
 /// metrics scrape are exempt: a busy load balancer or Prometheus must never be told to back off. Routes authenticated by
 /// the hook secret are exempt too: the backend calls them from a few addresses for all users; they authenticate first
-/// and then take from their own budget (`rate_limit.hook_per_minute`, `HookRateLimit`).
+/// and then take from their own budget (`rate_limit.hook_per_minute`, `HookRateLimit`). The unlink webhook's refusals are
+/// not exempt (`charge`).
 struct ClientRateLimit: Sendable {
     static let exemptRoutes: Set<String> = [
         "/healthz", "/readyz", "/metrics", LoginCompleteController.route, RevokeController.route,
@@ -24,6 +25,23 @@ struct ClientRateLimit: Sendable {
             limited.increment()
             throw Problem.rateLimited(retryAfterSeconds: seconds)
         }
+    }
+
+    /// Routes exempt because their caller is trusted once authenticated, whose failed authentications still spend from
+    /// the client's bucket: a 401 there is not Kakao, and an admin-key guesser must not get unlimited tries
+    /// (docs/api.md#kakaos-unlink-webhook). A call that authenticates takes nothing.
+    static let chargedRefusalRoutes: Set<String> = [UnlinkController.route]
+
+    /// The failure the client gets: `error` itself, or `rate_limited` once its refusals on `chargedRefusalRoutes` are past
+    /// `perMinute`.
+    @inline(never)
+    func charge(_ error: any Error, _ context: BridgeRequestContext, perMinute: Int) -> any Error {
+        guard perMinute > 0, let problem = error as? Problem, problem.status == .unauthorized,
+              Self.chargedRefusalRoutes.contains(RouteLabel.route(context)),
+              case .limited(let seconds) = limiter.take(client: Self.clientKey(context.clientAddress), perMinute: perMinute)
+        else { return error }
+        limited.increment()
+        return Problem.rateLimited(retryAfterSeconds: seconds)
     }
 }
 

@@ -1,9 +1,10 @@
 import Hummingbird
 
 /// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client
-/// (`ClientAddress`), the in-flight gauge, the client's rate limit (`ClientRateLimit`); and on its way back: any failure
-/// as a problem body (`ProblemAnswer`), then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that
-/// they see the status the client gets, and the id in the answer.
+/// (`ClientAddress`), the in-flight gauge, the client's rate limit (`ClientRateLimit`); and on its way back: a refused
+/// unlink-webhook call charged to that limit (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`),
+/// then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that they see the status the client gets, and
+/// the id in the answer.
 ///
 /// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
 /// holds while it waits on Kakao, and the six held about 12 KiB of task slabs per login in flight. Each step is
@@ -28,7 +29,9 @@ struct EdgeMiddleware: RouterMiddleware {
             try rateLimit.check(context, perMinute: state?.config.rateLimit.perClientPerMinute ?? 0)
             response = try await next(request, context)
         } catch {
-            response = ProblemAnswer.response(for: error, context: context)
+            // The state is read again rather than kept across the await: nothing more is held in this frame per request.
+            let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
+            response = ProblemAnswer.response(for: rateLimit.charge(error, context, perMinute: perMinute), context: context)
         }
         return answered(response, request, context, since: start)
     }

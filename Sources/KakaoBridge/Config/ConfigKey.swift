@@ -10,6 +10,9 @@ struct ConfigKey {
         case bool(WritableKeyPath<BridgeConfig, Bool>)
         case cidrList(WritableKeyPath<BridgeConfig, [CIDR]>)
         case stringList(WritableKeyPath<BridgeConfig, [String]>)
+        /// The path of a file that holds the secret named here (docs/configuration.md#secrets-in-files); the loader reads it
+        /// once every source is applied (`SecretSources`), since a later source may name another file.
+        case secretFile(of: String)
     }
 
     let path: String
@@ -43,15 +46,18 @@ struct ConfigKey {
             ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),
             ConfigKey("kakao.cache_seconds", .int(\.kakao.cacheSeconds)),
             ConfigKey("kakao.admin_key", .string(\.kakao.adminKey), secret: true),
+            ConfigKey("kakao.admin_key_file", .secretFile(of: "kakao.admin_key")),
             ConfigKey("kakao.unlink_action", .string(\.kakao.unlinkAction)),
             ConfigKey("kakao.unlink_deadline_ms", .int(\.kakao.unlinkDeadlineMS)),
             ConfigKey("kakao.oidc.audiences", .stringList(\.kakao.oidc.audiences)),
             ConfigKey("kakao.oidc.jwks_url", .string(\.kakao.oidc.jwksURL)),
             ConfigKey("kakao.oidc.require_nonce", .bool(\.kakao.oidc.requireNonce)),
             ConfigKey("kakao.oidc.nonce_secret", .string(\.kakao.oidc.nonceSecret), secret: true),
+            ConfigKey("kakao.oidc.nonce_secret_file", .secretFile(of: "kakao.oidc.nonce_secret")),
             ConfigKey("firebase.service_account_file", .string(\.firebase.serviceAccountFile)),
             ConfigKey("firebase.project_id", .string(\.firebase.projectID)),
             ConfigKey("firebase.web_api_key", .string(\.firebase.webAPIKey), secret: true),
+            ConfigKey("firebase.web_api_key_file", .secretFile(of: "firebase.web_api_key")),
             ConfigKey("firebase.identity_toolkit_url", .string(\.firebase.identityToolkitURL)),
             ConfigKey("firebase.securetoken_certs_url", .string(\.firebase.securetokenCertsURL)),
             ConfigKey("firebase.custom_token_ttl_seconds", .int(\.firebase.customTokenTTLSeconds)),
@@ -64,6 +70,7 @@ struct ConfigKey {
             ConfigKey("backend.login_complete_url", .string(\.backend.loginCompleteURL)),
             ConfigKey("backend.unlink_url", .string(\.backend.unlinkURL)),
             ConfigKey("hook.secret", .string(\.hook.secret), secret: true),
+            ConfigKey("hook.secret_file", .secretFile(of: "hook.secret")),
             ConfigKey("hook.check_revoked", .bool(\.hook.checkRevoked)),
             ConfigKey("legacy.enabled", .bool(\.legacy.enabled)),
             ConfigKey("linking.by_verified_email", .bool(\.linking.byVerifiedEmail)),
@@ -130,6 +137,9 @@ extension ConfigKey {
             }
             if problems.isEmpty { config[keyPath: keyPath] = networks }
             return problems
+        case .secretFile:
+            // Only the shape is checked here: `SecretSources` keeps the path and reads the file.
+            guard case .text = raw else { return [mismatch("a file path", raw)] }
         case .stringList(let keyPath):
             switch raw {
             // As for CIDR lists: the environment carries a comma-separated list.

@@ -30,14 +30,25 @@ public enum ConfigLoader {
             let reason = FileManager.default.isReadableFile(atPath: path) ? "not valid UTF-8 text" : "not readable"
             throw ConfigError(problems: ["configuration file \(path): \(reason)"])
         }
-        return try parse(yaml: yaml, environment: environment)
+        let exposed = PrivateFile.exposedMode(path).map { (path: path, mode: $0) }
+        return try parse(yaml: yaml, environment: environment, exposedFile: exposed)
     }
 
     public static func parse(yaml: String, environment: [String: String]) throws(ConfigError) -> BridgeConfig {
+        try parse(yaml: yaml, environment: environment, exposedFile: nil)
+    }
+
+    /// `exposedFile`: the configuration file and its mode when other users may read it; a secret written in it is then
+    /// refused (docs/configuration.md#secrets-in-files).
+    static func parse(
+        yaml: String, environment: [String: String], exposedFile: (path: String, mode: Int)?
+    ) throws(ConfigError) -> BridgeConfig {
         var reader = Reader()
         reader.readYAML(yaml)
         if reader.yamlUnreadable { throw ConfigError(problems: reader.problems) }
+        if let exposedFile { reader.refuseSecretsIn(exposedFile) }
         reader.readEnvironment(environment)
+        reader.readSecretFiles()
         reader.validate()
         if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
         return reader.config
@@ -57,8 +68,10 @@ private struct Reader {
     let keys = ConfigKey.all
     /// Keys whose value could not be read: validating their default would only add noise.
     var unreadable: Set<String> = []
-    /// Key path → the variable that set it, so problems point at what the operator must fix.
+    /// Key path → the variable that set it (or, for a secret, the `_file` key that named its file), so problems point at
+    /// what the operator must fix.
     var setByEnvironment: [String: String] = [:]
+    var secrets = SecretSources()
 
     mutating func readYAML(_ yaml: String) {
         let root: YAMLValue?
@@ -109,12 +122,45 @@ private struct Reader {
                 problems.append(unknownKey(path, among: keys.map(\.path)))
                 continue
             }
-            let keyProblems = key.apply(Self.raw(value), to: &config)
-            if !keyProblems.isEmpty {
+            let raw = Self.raw(value)
+            let keyProblems = key.apply(raw, to: &config)
+            if keyProblems.isEmpty {
+                noteSecret(key, raw, variable: nil)
+            } else {
                 unreadable.insert(key.path)
                 problems += keyProblems.map { "\(key.path): \($0)" }
             }
         }
+    }
+
+    /// Tells `secrets` about a secret's value or its `_file` key, once the value was read.
+    private mutating func noteSecret(_ key: ConfigKey, _ raw: RawConfigValue, variable: String?) {
+        guard case .text(let text) = raw else { return }
+        if case .secretFile(let secret) = key.field {
+            secrets.file(secret, text, label: label(key.path), variable: variable)
+        } else if key.isSecret {
+            secrets.value(key.path, text, variable: variable)
+        }
+    }
+
+    /// docs/configuration.md#secrets-in-files: a secret written in a configuration file other users can read is refused
+    /// like a key file; the secrets are named, never their values.
+    mutating func refuseSecretsIn(_ file: (path: String, mode: Int)) {
+        let written = secrets.inConfigurationFile
+        guard !written.isEmpty else { return }
+        problems.append(
+            "configuration file: holds secrets (\(written.joined(separator: ", "))), but "
+                + PrivateFile.refusal(file.path, mode: file.mode)
+                + "; or take the secrets out of it (\(written.map { $0 + "_file" }.joined(separator: ", ")), or BRIDGE_* variables)"
+        )
+    }
+
+    /// Reads the files the `_file` keys name, after every source: the last one to name a file wins, as for any key.
+    mutating func readSecretFiles() {
+        let outcome = secrets.read(into: &config, keys: keys)
+        problems += outcome.problems
+        unreadable.formUnion(outcome.unreadable)
+        setByEnvironment.merge(outcome.namedBy) { $1 }
     }
 
     mutating func readEnvironment(_ environment: [String: String]) {
@@ -128,6 +174,7 @@ private struct Reader {
             let keyProblems = key.apply(.text(value), to: &config)
             if keyProblems.isEmpty {
                 unreadable.remove(key.path)
+                noteSecret(key, .text(value), variable: key.environmentName)
             } else {
                 unreadable.insert(key.path)
                 problems += keyProblems.map { "\(label(key.path)): \($0)" }

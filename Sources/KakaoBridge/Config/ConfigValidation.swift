@@ -63,6 +63,10 @@ enum ConfigValidation {
               " (0 turns the cache off; a token Kakao revoked must not keep working for longer)")
         check(unlinkActions.contains(kakao.unlinkAction), "kakao.unlink_action",
               "must be one of \(unlinkActions.joined(separator: ", ")), got \"\(kakao.unlinkAction)\"")
+        // The value is never echoed: it is a secret, and a wrong one may be another secret pasted by mistake.
+        check(kakao.adminKey.isEmpty || isAdminKey(kakao.adminKey), "kakao.admin_key",
+              "must be Kakao's admin key of the app: 32 hexadecimal characters (Kakao Developers > App > App Keys > Admin key), "
+                + "or empty to turn the unlink webhook off")
         range(kakao.unlinkDeadlineMS, 100...2900, "kakao.unlink_deadline_ms", " (Kakao waits 3 s for the webhook's answer)")
 
         oidcIssues(kakao.oidc, url: url, check: check)
@@ -125,6 +129,15 @@ enum ConfigValidation {
               "every entry must be a Kakao app key (native app key, JavaScript key or REST API key) without spaces")
         check(oidc.nonceSecret.isEmpty || oidc.nonceSecret.utf8.count >= 32, "kakao.oidc.nonce_secret",
               "must be at least 32 bytes, or empty to generate one per process (generate one with `openssl rand -hex 32`)")
+    }
+
+    /// Kakao's admin keys are 32 hexadecimal characters, either case (docs/configuration.md#keys): anything else cannot be
+    /// one, and would leave the webhook refusing every call Kakao makes, or open it to a guessable key.
+    static func isAdminKey(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
     }
 
     /// `http://` or `https://`, a non-empty host, an optional numeric port, no whitespace.

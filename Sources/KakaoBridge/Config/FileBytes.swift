@@ -2,12 +2,13 @@
 import Glibc
 #endif
 
-/// Files the operator names (the service-account key), read with plain POSIX calls: FileHandle would map all of
-/// Foundation and ICU for this one use.
+/// Files the operator names (the service-account key, a secret's `_file`), read with plain POSIX calls: FileHandle would
+/// map all of Foundation and ICU for this one use.
 enum FileBytes {
     /// The whole file, read as a stream rather than mapped by size, so a key handed over through a pipe
-    /// (`<(vault read …)`, a FIFO) works too. Nil when it cannot be opened or read.
-    static func read(path: String) -> [UInt8]? {
+    /// (`<(vault read …)`, a FIFO) works too. Nil when it cannot be opened or read. Reading stops past `limit` bytes, so
+    /// a path that names a device or a huge file by mistake cannot fill memory: more than `limit` back means "too large".
+    static func read(path: String, limit: Int = .max) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -21,6 +22,7 @@ enum FileBytes {
                 return nil
             }
             bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > limit { return bytes }
         }
     }
 

@@ -51,15 +51,10 @@ public struct ServiceAccount: Sendable {
         return try parse(Data(bytes), source: path)
     }
 
-    /// The key signs logins for every user: a file other users of the machine can read is refused. Group read stays
-    /// allowed (Kubernetes secrets mounted with `fsGroup` are 0440).
+    /// The key signs logins for every user: a file other users of the machine can read is refused (`PrivateFile`, the
+    /// rule of every secret file).
     static func refuseWorldAccess(_ path: String) throws(ServiceAccountError) {
-        guard let mode = FileBytes.mode(path: path) else { return }
-        guard mode & 0o007 != 0 else { return }
-        throw ServiceAccountError(
-            "\(path) is readable or writable by every user of this machine (mode \(String(mode & 0o777, radix: 8))); "
-                + "make it private to the service: chmod 600 \(path) (or 640 with a group only the service is in)"
-        )
+        if let refusal = PrivateFile.refusal(path) { throw ServiceAccountError(refusal) }
     }
 
     public static func parse(_ data: Data, source: String) throws(ServiceAccountError) -> ServiceAccount {

@@ -237,4 +237,21 @@ struct UnlinkWebhookTests {
             for _ in 0..<5 { #expect(try await Self.get(world).status == 200) }
         }
     }
+
+    @Test func aClientThatKeepsFailingAuthenticationIsRateLimitedButKakaosAuthenticatedCallsNeverAre() async throws {
+        try await RouterWorld.with(Self.options(notify: false) { $0.rateLimit.perClientPerMinute = 3 }) { world async throws in
+            // Three refusals, whatever made them: the per-client budget.
+            #expect(try await Self.get(world, key: nil).status == 401)
+            #expect(try await Self.post(world, key: "0123456789abcdef0123456789abcdee").status == 401)
+            #expect(try await Self.get(world, Self.query(appID: 777)).status == 401)
+            for refused in [try await Self.get(world, key: "wrong"), try await Self.get(world, Self.query(appID: 778))] {
+                #expect(refused.status == 429, "\(refused.text)")
+                #expect(refused.code == "rate_limited")
+                #expect(Int(refused.header("retry-after") ?? "") ?? 0 >= 1)
+            }
+            // The same client with the right key and app id: Kakao, answered every time.
+            for _ in 0..<5 { #expect(try await Self.get(world).status == 200) }
+            #expect(try await Self.get(world, key: "wrong").status == 429)
+        }
+    }
 }
