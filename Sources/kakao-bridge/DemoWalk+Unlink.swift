@@ -41,7 +41,7 @@ extension DemoWalk {
         detail("answer", "\(status) (Kakao wants a 200 within 3 s)")
 
         let record = world.standIns.users.user(uid)
-        let action = world.config.kakao.unlinkAction
+        let action = world.config.kakao.unlinkAction.rawValue
         detail("Firebase user", record.map {
             "\($0.uid): validSince \($0.validSince) (kakao.unlink_action: \(action): every session before now is revoked), "
                 + "disabled \($0.disabled)"

@@ -175,7 +175,7 @@ struct DemoWalk {
     /// console would, the email shortened (never printed whole).
     private mutating func showUserRecord(uid: String, adminCalls: Int) {
         let user = SandboxWorld.validUser
-        Console.out("Firebase user record (user sync, firebase.user_sync: \(world.config.firebase.userSync))")
+        Console.out("Firebase user record (user sync, firebase.user_sync: \(world.config.firebase.userSync.rawValue))")
         detail("Admin API", "\(adminCalls) call(s) (accounts:lookup, then accounts to create or accounts:update)")
         guard let record = world.standIns.users.user(uid) else {
             fail(3, "expected the user sync to create the Firebase user \(uid)")

@@ -26,7 +26,7 @@ enum SandboxBanner {
             "  service account   \(world.serviceAccountFile)   (generated: \(standIns.account.clientEmail))",
             "  token endpoint    \(standIns.googleTokenURL)   (the key file's token_uri: access tokens for the Admin API)",
             "  Admin API         \(standIns.identityToolkitBaseURL)/v1/projects/\(standIns.account.projectID)/accounts…   "
-                + "(user records; firebase.user_sync: \(config.firebase.userSync))",
+                + "(user records; firebase.user_sync: \(config.firebase.userSync.rawValue))",
             "",
             "Sandbox Kakao tokens (good for this run only):",
             "  valid      \(tokens.valid)   user \(user.id) \"\(user.nickname ?? "")\", \(user.email ?? "") (verified)",
@@ -62,7 +62,7 @@ enum SandboxBanner {
                 + "-d '{\"uid\":\"\(uid)\"}' \(bridge)/v1/users/revoke",
             "  # Kakao's unlink webhook, as Kakao calls it when the user unlinks the app (GET, or POST with a form body; last:",
             "  # after it, ID tokens of the user issued before it are refused):",
-            "  # revokes the user's Firebase sessions (kakao.unlink_action: \(config.kakao.unlinkAction)), drops their cached",
+            "  # revokes the user's Firebase sessions (kakao.unlink_action: \(config.kakao.unlinkAction.rawValue)), drops their cached",
             "  # verifications and tells the backend; the accounts:lookup line above then shows the new validSince",
             "  curl -s -H 'Authorization: KakaoAK \(config.kakao.adminKey)' '\(unlink)?\(unlinkFields)'",
             "  curl -s -X POST -H 'Authorization: KakaoAK \(config.kakao.adminKey)' -d '\(unlinkFields)' \(unlink)",

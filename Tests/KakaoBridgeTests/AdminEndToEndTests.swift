@@ -61,7 +61,7 @@ struct AdminEndToEndTests {
             ErrorMappingTests.expectProblem(try await world.exchange(world.validToken()), 403, "user_disabled")
             #expect(world.identityToolkit.exchangeCalls == 0)
         }
-        try await TestWorld.with(Self.options { $0.firebase.userSync = "off" }) { world async throws in
+        try await TestWorld.with(Self.options { $0.firebase.userSync = .off }) { world async throws in
             var user = world.users.newUser("kakao:1234567890")
             user.disabled = true
             try world.users.create(user)
@@ -76,7 +76,7 @@ struct AdminEndToEndTests {
             403, body: #"{"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#
         )
         for mode in ["best_effort", "required"] {
-            try await TestWorld.with(Self.options { $0.firebase.userSync = mode }) { world async throws in
+            try await TestWorld.with(Self.options { $0.firebase.userSync = .init(rawValue: mode)! }) { world async throws in
                 world.googleToken.setFault(invalidGrant)
                 let refused = try await world.exchange(world.validToken(id: 1))
                 world.googleToken.setFault(.httpStatus(503, body: "{}"))

@@ -318,12 +318,12 @@ struct ConfigTests {
     }
 
     @Test func lifecycleKeysAreValidatedTogether() {
-        let problems = Self.problems { config in
-            config.kakao.unlinkAction = "erase"
+        // An enum in `BridgeConfig`: a word outside the set is refused where the text is read, with the others.
+        let problems = Self.problems(yaml: Self.minimal.replacingOccurrences(of: "app_id: 42", with: "app_id: 42\n  unlink_action: erase")) + Self.problems { config in
             config.kakao.unlinkDeadlineMS = 5000
             config.backend.unlinkURL = "http://backend.example.com/unlinked"
             config.linking.byVerifiedEmail = true
-            config.firebase.userSync = "off"
+            config.firebase.userSync = .off
         }
         for expected in [
             "kakao.unlink_action: must be one of revoke, disable, delete, none", "kakao.unlink_deadline_ms: must be between 100 and 2900",
@@ -338,10 +338,10 @@ struct ConfigTests {
             "BRIDGE_LINKING_BY_VERIFIED_EMAIL": "true",
         ])
         #expect(environment?.kakao.adminKey == "0123456789abcdef0123456789abcdef")
-        #expect(environment?.kakao.unlinkAction == "delete")
+        #expect(environment?.kakao.unlinkAction == .delete)
         #expect(environment?.linking.byVerifiedEmail == true)
         let defaults = BridgeConfig()
-        #expect(defaults.kakao.unlinkAction == "revoke" && defaults.kakao.unlinkDeadlineMS == 2500)
+        #expect(defaults.kakao.unlinkAction == .revoke && defaults.kakao.unlinkDeadlineMS == 2500)
         #expect(defaults.kakao.adminKey.isEmpty && defaults.backend.unlinkURL.isEmpty && !defaults.linking.byVerifiedEmail)
     }
 

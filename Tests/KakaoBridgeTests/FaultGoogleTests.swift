@@ -21,7 +21,7 @@ import Testing
             $0.upstream.timeoutMS = 1000
             $0.rateLimit.perClientPerMinute = 0
             // The Admin API shares Identity Toolkit's base URL; only the sign-in's calls are counted here.
-            $0.firebase.userSync = "off"
+            $0.firebase.userSync = .off
         }
         try await TestWorld.with(options) { world in
             let token = world.validToken()

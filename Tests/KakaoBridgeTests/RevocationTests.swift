@@ -15,7 +15,7 @@ struct RevocationTests {
         options.configure = { config in
             config.hook.checkRevoked = checkRevoked
             // The hook's own lookups are what is counted here.
-            config.firebase.userSync = "off"
+            config.firebase.userSync = .off
         }
         return options
     }

@@ -19,7 +19,7 @@ struct UserSyncTests {
         var options = RouterWorld.Options()
         options.firebase = firebase
         options.configure = { config in
-            config.firebase.userSync = mode
+            config.firebase.userSync = .init(rawValue: mode)!
             change(&config)
         }
         return options
@@ -277,13 +277,13 @@ struct UserSyncTests {
     @Test func configurationKeysAreValidated() throws {
         let base = "kakao: {app_id: 1}\nfirebase: {service_account_file: /x.json}\n"
         let defaults = try ConfigLoader.parse(yaml: base, environment: [:])
-        #expect(defaults.firebase.userSync == "best_effort")
+        #expect(defaults.firebase.userSync == .bestEffort)
         #expect(defaults.firebase.userCacheSeconds == 300)
         #expect(defaults.hook.checkRevoked == false)
         let set = try ConfigLoader.parse(yaml: base, environment: [
             "BRIDGE_FIREBASE_USER_SYNC": "required", "BRIDGE_FIREBASE_USER_CACHE_SECONDS": "0", "BRIDGE_HOOK_CHECK_REVOKED": "true",
         ])
-        #expect(set.firebase.userSync == "required")
+        #expect(set.firebase.userSync == .required)
         #expect(set.firebase.userCacheSeconds == 0)
         #expect(set.hook.checkRevoked)
         do {

@@ -95,7 +95,7 @@ public final class BridgeState: Sendable {
             api: upstreams.firebaseAdmin, credentials: credentials, projectID: config.firebase.projectID,
             tenantID: config.firebase.tenantID
         )
-        let mode = UserSync.Mode(rawValue: config.firebase.userSync) ?? .bestEffort
+        let mode = config.firebase.userSync
         let userSync = mode == .off ? nil : UserSync(
             admin: admin, mode: mode, cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock),
             logger: logger, linksByEmail: config.linking.byVerifiedEmail, uidPrefix: config.kakao.uidPrefix,

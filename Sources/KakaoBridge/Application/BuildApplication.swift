@@ -44,7 +44,7 @@ func guardedHTTP1(_ server: BridgeConfig.Server) -> HTTPServerBuilder {
 func logStart(_ config: BridgeConfig, logger: Logger) {
     var metadata: Logger.Metadata = [
         "project_id": "\(config.firebase.projectID)",
-        "user_sync": "\(config.firebase.userSync)",
+        "user_sync": "\(config.firebase.userSync.rawValue)",
         "check_revoked": "\(config.hook.checkRevoked)",
     ]
     if config.firebase.usesEmulator {

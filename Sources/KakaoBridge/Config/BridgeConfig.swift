@@ -24,7 +24,7 @@ public struct BridgeConfig: Sendable, Equatable {
         /// Kakao's admin key of our app; empty switches the unlink webhook off (docs/api.md#kakaos-unlink-webhook). A secret.
         public var adminKey = ""
         /// What an unlink does to the Firebase user: `revoke`, `disable`, `delete` or `none`.
-        public var unlinkAction = "revoke"
+        public var unlinkAction = UnlinkAction.revoke
         /// The webhook's steps all finish inside this; Kakao waits 3 s for its 200.
         public var unlinkDeadlineMS = 2500
         /// Kakao ID tokens (docs/api.md#kakao-id-tokens); `KakaoOIDCConfig.swift`.
@@ -46,7 +46,7 @@ public struct BridgeConfig: Sendable, Equatable {
         public var clockSkewSeconds = 0
         public var tenantID = ""
         /// `off`, `best_effort` or `required`: keeping the Firebase user in step with the Kakao profile (docs/api.md#user-sync).
-        public var userSync = "best_effort"
+        public var userSync = UserSyncMode.bestEffort
         /// How long a user found in step is trusted without an Admin call; 0 to 3600.
         public var userCacheSeconds = 300
         /// `host:port` of the Firebase Auth Emulator; `FIREBASE_AUTH_EMULATOR_HOST` sets it too. Empty: Google itself.

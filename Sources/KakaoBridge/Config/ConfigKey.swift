@@ -10,6 +10,16 @@ struct ConfigKey {
         case bool(WritableKeyPath<BridgeConfig, Bool>)
         case cidrList(WritableKeyPath<BridgeConfig, [CIDR]>)
         case stringList(WritableKeyPath<BridgeConfig, [String]>)
+        /// One word of a fixed set (`ConfigChoice`): `set` stores it and says whether it was one; `words` names them all.
+        case choice(words: [String], set: (inout BridgeConfig, String) -> Bool)
+
+        static func choice<Value: ConfigChoice>(_ keyPath: WritableKeyPath<BridgeConfig, Value>) -> Field {
+            .choice(words: Value.allCases.map(\.rawValue)) { config, word in
+                guard let value = Value(rawValue: word) else { return false }
+                config[keyPath: keyPath] = value
+                return true
+            }
+        }
         /// The path of a file that holds the secret named here (docs/configuration.md#secrets-in-files); the loader reads it
         /// once every source is applied (`SecretSources`), since a later source may name another file.
         case secretFile(of: String)
@@ -47,7 +57,7 @@ struct ConfigKey {
             ConfigKey("kakao.cache_seconds", .int(\.kakao.cacheSeconds)),
             ConfigKey("kakao.admin_key", .string(\.kakao.adminKey), secret: true),
             ConfigKey("kakao.admin_key_file", .secretFile(of: "kakao.admin_key")),
-            ConfigKey("kakao.unlink_action", .string(\.kakao.unlinkAction)),
+            ConfigKey("kakao.unlink_action", .choice(\.kakao.unlinkAction)),
             ConfigKey("kakao.unlink_deadline_ms", .int(\.kakao.unlinkDeadlineMS)),
             ConfigKey("kakao.oidc.audiences", .stringList(\.kakao.oidc.audiences)),
             ConfigKey("kakao.oidc.jwks_url", .string(\.kakao.oidc.jwksURL)),
@@ -63,7 +73,7 @@ struct ConfigKey {
             ConfigKey("firebase.custom_token_ttl_seconds", .int(\.firebase.customTokenTTLSeconds)),
             ConfigKey("firebase.clock_skew_seconds", .int(\.firebase.clockSkewSeconds)),
             ConfigKey("firebase.tenant_id", .string(\.firebase.tenantID)),
-            ConfigKey("firebase.user_sync", .string(\.firebase.userSync)),
+            ConfigKey("firebase.user_sync", .choice(\.firebase.userSync)),
             ConfigKey("firebase.user_cache_seconds", .int(\.firebase.userCacheSeconds)),
             ConfigKey("firebase.emulator_host", .string(\.firebase.emulatorHost)),
             ConfigKey("firebase.emulator_allow_remote", .bool(\.firebase.emulatorAllowRemote)),
@@ -140,6 +150,11 @@ extension ConfigKey {
         case .secretFile:
             // Only the shape is checked here: `SecretSources` keeps the path and reads the file.
             guard case .text = raw else { return [mismatch("a file path", raw)] }
+        case .choice(let words, let set):
+            guard case .text(let text) = raw else { return [mismatch("one of \(words.joined(separator: ", "))", raw)] }
+            guard set(&config, ConfigText.trimmed(text)) else {
+                return ["must be one of \(words.joined(separator: ", ")), got \"\(text)\""]
+            }
         case .stringList(let keyPath):
             switch raw {
             // As for CIDR lists: the environment carries a comma-separated list.

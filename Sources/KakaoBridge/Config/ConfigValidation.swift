@@ -8,8 +8,6 @@ struct ConfigIssue: Equatable {
 enum ConfigValidation {
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let logFormats = ["json", "text"]
-    static let userSyncModes = ["off", "best_effort", "required"]
-    static let unlinkActions = ["revoke", "disable", "delete", "none"]
     /// Firebase uids are at most 128 characters (UTF-16 code units, as Google counts them) and a Kakao id has up to 20
     /// digits.
     static let maxUIDPrefixLength = 128 - 20
@@ -61,8 +59,6 @@ enum ConfigValidation {
         }
         range(kakao.cacheSeconds, 0...maxKakaoCacheSeconds, "kakao.cache_seconds",
               " (0 turns the cache off; a token Kakao revoked must not keep working for longer)")
-        check(unlinkActions.contains(kakao.unlinkAction), "kakao.unlink_action",
-              "must be one of \(unlinkActions.joined(separator: ", ")), got \"\(kakao.unlinkAction)\"")
         // The value is never echoed: it is a secret, and a wrong one may be another secret pasted by mistake.
         check(kakao.adminKey.isEmpty || isAdminKey(kakao.adminKey), "kakao.admin_key",
               "must be Kakao's admin key of the app: 32 hexadecimal characters (Kakao Developers > App > App Keys > Admin key), "
@@ -78,8 +74,6 @@ enum ConfigValidation {
         url(firebase.securetokenCertsURL, "firebase.securetoken_certs_url")
         range(firebase.customTokenTTLSeconds, 1...3600, "firebase.custom_token_ttl_seconds")
         range(firebase.clockSkewSeconds, 0...60, "firebase.clock_skew_seconds")
-        check(userSyncModes.contains(firebase.userSync), "firebase.user_sync",
-              "must be one of \(userSyncModes.joined(separator: ", ")), got \"\(firebase.userSync)\"")
         range(firebase.userCacheSeconds, 0...3600, "firebase.user_cache_seconds", " (0 turns the cache off)")
         if firebase.usesEmulator {
             if let host = emulatorHostName(firebase.emulatorHost) {
@@ -101,7 +95,7 @@ enum ConfigValidation {
               "needs kakao.admin_key (the unlink webhook, which this URL is told about, is off without it)")
         check(config.backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
               "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
-        check(!config.linking.byVerifiedEmail || firebase.userSync != "off", "linking.by_verified_email",
+        check(!config.linking.byVerifiedEmail || firebase.userSync != .off, "linking.by_verified_email",
               "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
 
         check(config.hook.secret.isEmpty || config.hook.secret.utf8.count >= 32, "hook.secret",

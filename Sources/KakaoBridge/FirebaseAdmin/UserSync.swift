@@ -8,11 +8,7 @@ import Metrics
 /// `best_effort` lets a login go on when Google fails (a warning and a metric, no personal data); `required` fails it.
 /// Concurrent logins of one user share one sync; a user found in step is remembered for `firebase.user_cache_seconds`.
 struct UserSync: Sendable {
-    enum Mode: String, CaseIterable, Sendable {
-        case off
-        case bestEffort = "best_effort"
-        case required
-    }
+    typealias Mode = BridgeConfig.UserSyncMode
 
     enum Outcome: String, CaseIterable, Sendable {
         case created

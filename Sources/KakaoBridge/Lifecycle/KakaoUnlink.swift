@@ -6,12 +6,7 @@ import Metrics
 /// Firebase user (or, for a link record, on the linked account: `kakao_id` removed and sessions revoked, then the record
 /// deleted), (3) tell the backend. Replaying a callback does no harm: each step leaves the same state twice.
 struct KakaoUnlink: Sendable {
-    enum Action: String, Sendable {
-        case revoke
-        case disable
-        case delete
-        case none
-    }
+    typealias Action = BridgeConfig.UnlinkAction
 
     /// One unlink as Kakao reported it.
     struct Event: Sendable {
@@ -99,7 +94,7 @@ struct KakaoUnlink: Sendable {
             try await admin.delete(uid: record, context: context)
         case .user(let uid):
             var update = FirebaseUserUpdate(uid: uid)
-            switch Action(rawValue: state.config.kakao.unlinkAction) ?? .revoke {
+            switch state.config.kakao.unlinkAction {
             case .none:
                 return
             case .delete:

@@ -34,7 +34,7 @@ struct UnlinkController {
         meters.count(outcome)
         var metadata: Logger.Metadata = [
             "kakao_id": "\(event.kakaoID)", "referrer_type": "\(event.referrerType ?? "")", "request_id": "\(context.requestID)",
-            "action": "\(state.config.kakao.unlinkAction)",
+            "action": "\(state.config.kakao.unlinkAction.rawValue)",
         ]
         if let uid { metadata["uid"] = "\(uid)" }
         if let problem {

@@ -71,7 +71,7 @@ struct LifecycleEndToEndTests {
     }
 
     @Test func deleteThroughTheAdminAPI() async throws {
-        try await TestWorld.with(Self.options { $0.kakao.unlinkAction = "delete" }) { world async throws in
+        try await TestWorld.with(Self.options { $0.kakao.unlinkAction = .delete }) { world async throws in
             #expect(try await world.exchange(world.validToken()).status == 200)
             #expect(world.users.user(Self.uid) != nil)
             #expect(try await world.unlinkWebhook(userID: Self.kakaoID, referrer: "ACCOUNT_DELETE").status == 200)

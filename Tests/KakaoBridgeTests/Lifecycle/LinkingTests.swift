@@ -16,7 +16,7 @@ struct LinkingTests {
         options.hook = true
         options.configure = { config in
             config.linking.byVerifiedEmail = linking
-            config.firebase.userSync = mode
+            config.firebase.userSync = .init(rawValue: mode)!
         }
         return options
     }

@@ -14,7 +14,7 @@ struct RevokeEndpointTests {
         options.hook = hook
         options.configure = { config in
             config.hook.checkRevoked = true
-            config.firebase.userSync = "off"
+            config.firebase.userSync = .off
         }
         return options
     }

@@ -18,7 +18,7 @@ struct UnlinkWebhookTests {
         options.hook = true
         options.configure = { config in
             config.kakao.adminKey = adminKey
-            config.kakao.unlinkAction = action
+            config.kakao.unlinkAction = .init(rawValue: action)!
             if notify { config.backend.unlinkURL = "http://127.0.0.1:9/never-called" }
             change(&config)
         }
