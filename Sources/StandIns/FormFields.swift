@@ -1,5 +1,5 @@
 /// `application/x-www-form-urlencoded` bodies as Google's token endpoint reads them. The stand-ins keep their own
-/// decoder rather than the service's `FormEncoding`: a stand-in that shared the service's code would share its bugs.
+/// decoder rather than the service's `FormCodec`: a stand-in that shared the service's code would share its bugs.
 enum FormFields {
     static func parse(_ body: String) -> [String: String] {
         var fields: [String: String] = [:]

@@ -86,7 +86,7 @@ struct AccessTokenTests {
         #expect(account.privateKey.publicKey.verifyRS256(signature: parts.signature, message: parts.signingInput))
         #expect(GoogleTokenClient.form(assertion: "a.b.c").map { "\($0.0)=\($0.1)" }
             == ["grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion=a.b.c"])
-        #expect(FormEncoding.encode(GoogleTokenClient.form(assertion: "a.b.c"))
+        #expect(FormCodec.encode(GoogleTokenClient.form(assertion: "a.b.c"))
             == "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=a.b.c")
     }
 

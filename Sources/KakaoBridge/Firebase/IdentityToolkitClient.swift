@@ -12,7 +12,7 @@ struct IdentityToolkitClient: IdentityToolkitExchanging {
     init(upstream: Upstream, baseURL: String, apiKey: String) {
         self.upstream = upstream
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.url = base + "/v1/accounts:signInWithCustomToken?key=" + FormEncoding.escape(apiKey)
+        self.url = base + "/v1/accounts:signInWithCustomToken?key=" + FormCodec.escape(apiKey)
     }
 
     // MARK: Entry point

@@ -63,7 +63,7 @@ struct AdminAPIClient: FirebaseAdminCalling {
 
     /// Project and tenant ids are `[a-z0-9-]`; anything else is escaped rather than allowed to change the path.
     static func pathSegment(_ text: String) -> String {
-        FormEncoding.escape(text).split(separator: "+", omittingEmptySubsequences: false).joined(separator: "%20")
+        FormCodec.escape(text).split(separator: "+", omittingEmptySubsequences: false).joined(separator: "%20")
     }
 
     struct LookupRequest: JSONWritable {

@@ -3,14 +3,15 @@ import Hummingbird
 /// Reads `Authorization: Bearer <token>`: the one way the service accepts credentials.
 enum BearerToken {
     static func from(_ request: Request) throws(Problem) -> String {
-        guard let header = request.headers[.authorization] else { throw Problem.missingToken() }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        switch AuthorizationHeader.read(request, scheme: .bearer) {
+        case .missing:
+            throw Problem.missingToken()
+        case .otherScheme:
             throw Problem.missingToken("The Authorization header is not `Bearer <token>`.")
+        case .credentials(let token):
+            try validate(token)
+            return token
         }
-        let token = String(parts[1]).trimmingSpaces()
-        try validate(token)
-        return token
     }
 
     /// Token characters are those of RFC 6750's b64token; anything else is not a token and is not sent upstream.

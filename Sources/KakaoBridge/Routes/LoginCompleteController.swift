@@ -51,11 +51,7 @@ struct LoginCompleteController {
     /// `Authorization: Bearer <hook secret>`; anything else, including no header, is `unauthorized` (never `missing_token`:
     /// the caller is the backend, and the secret is not a user's token).
     static func authorize(_ request: Request, secret: [UInt8]) throws(Problem) {
-        guard let header = request.headers[.authorization] else { throw Problem.unauthorized() }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized() }
-        let offered = Array(String(parts[1]).trimmingSpaces().utf8)
-        guard !secret.isEmpty, constantTimeEquals(offered, secret) else { throw Problem.unauthorized() }
+        guard AuthorizationHeader.carries(request, scheme: .bearer, secret: secret) else { throw Problem.unauthorized() }
     }
 
     /// `{"kakao_token": "…", "token": "…"}`, at most 64 KiB; other members are ignored.

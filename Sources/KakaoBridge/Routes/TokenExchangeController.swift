@@ -16,7 +16,7 @@ struct TokenExchangeController {
         guard let query, !query.isEmpty else { return false }
         return query.split(separator: "&").contains { pair in
             let rawName = pair.prefix { $0 != "=" }
-            let name = (FormFields.decode(rawName) ?? String(rawName)).lowercased()
+            let name = (FormCodec.decode(rawName) ?? String(rawName)).lowercased()
             return tokenQueryNames.contains(name.trimmingSpaces())
         }
     }

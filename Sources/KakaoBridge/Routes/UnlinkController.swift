@@ -49,16 +49,14 @@ struct UnlinkController {
 
     /// `Authorization: KakaoAK <admin key>`, the key compared in constant time.
     static func authorize(_ request: Request, adminKey: [UInt8]) throws(Problem) {
-        let refusal = Problem.unauthorized("Missing or wrong Kakao admin key (`Authorization: KakaoAK <admin key>`).")
-        guard let header = request.headers[.authorization] else { throw refusal }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "kakaoak" else { throw refusal }
-        guard constantTimeEquals(Array(String(parts[1]).trimmingSpaces().utf8), adminKey) else { throw refusal }
+        guard AuthorizationHeader.carries(request, scheme: .kakaoAK, secret: adminKey) else {
+            throw Problem.unauthorized("Missing or wrong Kakao admin key (`Authorization: KakaoAK <admin key>`).")
+        }
     }
 
     /// `app_id` must be ours (401, as a wrong key: only our app's webhook may act), `user_id` a positive Kakao id (400).
     static func event(from request: Request, appID: Int64) async throws(Problem) -> KakaoUnlink.Event {
-        var fields = FormFields.parse(Substring(request.uri.query ?? ""))
+        var fields = FormCodec.parse(Substring(request.uri.query ?? ""))
         if request.method == .post {
             let body = try await Self.formBody(request)
             if !body.isEmpty { fields = body }
@@ -74,6 +72,6 @@ struct UnlinkController {
 
     private static func formBody(_ request: Request) async throws(Problem) -> [String: String] {
         let buffer = try await RequestBody.collect(request)
-        return FormFields.parse(Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)))
+        return FormCodec.parse(Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)))
     }
 }

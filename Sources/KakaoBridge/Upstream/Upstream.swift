@@ -124,7 +124,7 @@ struct Upstream: Sendable {
         let request = HTTPRequest(
             method: .post, url: url,
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-            body: Array(FormEncoding.encode(fields).utf8)
+            body: Array(FormCodec.encode(fields).utf8)
         )
         return try Self.decode(T.self, try await call(request, failures, context: context), failures)
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Lifecycle parts")
 struct LifecyclePartsTests {
     @Test func formFieldsDecodeAsBrowsersEncode() {
-        let fields = FormFields.parse("app_id=42&user_id=1234&referrer_type=UNLINK_FROM_APPS&note=a+b%20c%2B%E2%9C%93&empty=&flag")
+        let fields = FormCodec.parse("app_id=42&user_id=1234&referrer_type=UNLINK_FROM_APPS&note=a+b%20c%2B%E2%9C%93&empty=&flag")
         #expect(fields["app_id"] == "42")
         #expect(fields["user_id"] == "1234")
         #expect(fields["referrer_type"] == "UNLINK_FROM_APPS")
@@ -18,11 +18,11 @@ struct LifecyclePartsTests {
     }
 
     @Test func aSecondValueNeverOverridesTheFirstAndBrokenEscapesAreDropped() {
-        let fields = FormFields.parse("user_id=1&user_id=2&bad=%zz&cut=%4&notutf8=%FF&u%73er=3")
+        let fields = FormCodec.parse("user_id=1&user_id=2&bad=%zz&cut=%4&notutf8=%FF&u%73er=3")
         #expect(fields["user_id"] == "1")
         #expect(fields["bad"] == nil && fields["cut"] == nil && fields["notutf8"] == nil)
-        #expect(FormFields.parse("").isEmpty)
-        #expect(FormFields.parse("&&&").isEmpty)
+        #expect(FormCodec.parse("").isEmpty)
+        #expect(FormCodec.parse("&&&").isEmpty)
     }
 
     @Test func unlinkedUsersAreRememberedForADayAndBoundedInNumber() {

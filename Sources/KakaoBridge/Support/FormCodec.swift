@@ -1,6 +1,10 @@
-/// Reads `application/x-www-form-urlencoded` text (a query string, or the body Kakao's webhook POSTs): `+` is a space,
-/// `%XX` a byte. A name given twice keeps its first value, so a second `user_id` cannot override the first.
-enum FormFields {
+/// `application/x-www-form-urlencoded`, both ways: the one codec for what Kakao's webhook sends (a query string or a
+/// POSTed body) and for what the service sends (Google's token endpoint, a path segment, a query value).
+///
+/// Reading: `+` is a space, `%XX` a byte; a name given twice keeps its first value, so a second `user_id` cannot
+/// override the first. Writing, as the WHATWG URL standard does: unreserved bytes as they are, space as `+`, everything
+/// else percent-encoded; exact for any text.
+enum FormCodec {
     static func parse(_ text: Substring) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
@@ -38,5 +42,26 @@ enum FormFields {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                out += "+"
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
     }
 }
