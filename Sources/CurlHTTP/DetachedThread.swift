@@ -2,7 +2,8 @@
 import Glibc
 
 /// A named, detached POSIX thread. Foundation's `Thread` would do, but it is the only part of Foundation (beyond
-/// FoundationEssentials) the service would use, and loading Foundation maps ICU with it: without it the service takes about 10 MiB less at rest (43.7 → 33.9).
+/// FoundationEssentials) the service would use, and loading Foundation maps ICU with it (docs/benchmarks.md, "no
+/// Foundation in the service").
 enum DetachedThread {
     /// Starts `body` on a new thread named `name` (at most 15 bytes: the kernel's limit), or throws naming the call.
     static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(HTTPClientError) {

@@ -8,20 +8,19 @@ import NIOHTTP1
 /// apps call (the logins and the nonce) runs in a child task of its own.
 ///
 /// Why the order: when a crowd arrives, a login that came first is served first instead of whenever the scheduler gets
-/// to it, which keeps the crowd's tail close to its median (`crowd`: p99 ÷ p50 1.8 → 1.2).
+/// to it, which keeps the crowd's tail close to its median (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
 ///
 /// Why the child task: a task keeps the slabs of its deepest stack of async frames until it ends, and a connection's
 /// task serves every request of that connection. A request is deep (the middlewares, the route, `LoginFlow`, the Kakao
 /// client, `Upstream`, CurlHTTP), so a keep-alive connection that ran one in its own task kept that request's frames
-/// (about 16 KiB) for the rest of its life: 1,000 keep-alive connections that had each run one request in a child task
-/// held 65 MiB, against 81 MiB in their own tasks. In a child task the frames are freed when the request answers. The
-/// child is started with `Task.immediate`: it runs on the connection task's thread at once, so the only cost is one
-/// more resumption when it answers. (A child that waited for a pool thread first queued behind other logins'
-/// signatures: `wait` + 1.5 ms at p50.) The connection's own frames down to the child are kept small too (`Arrival`,
-/// one async function for the admission and the wait): each of them is paid for by every open connection. The backend's
-/// hook and revoke calls, Kakao's webhook, probes and `/metrics` run in the connection's task: they come over a few
-/// connections that are reused, so frames kept there cost little, and the hook, the busiest, saves a task per call
-/// (`hook`'s cost ratio 0.28 with a child task, 0.26 without).
+/// for the rest of its life. In a child task the frames are freed when the request answers. The child is started with
+/// `Task.immediate`: it runs on the connection task's thread at once, so the only cost is one more resumption when it
+/// answers (a child that waited for a pool thread first queued behind other logins' signatures). The connection's own
+/// frames down to the child are kept small too (`Arrival`, one async function for the admission and the wait): each of
+/// them is paid for by every open connection. The backend's hook and revoke calls, Kakao's webhook, probes and
+/// `/metrics` run in the connection's task: they come over a few connections that are reused, so frames kept there cost
+/// little, and the hook, the busiest, saves a task per call. What each of these choices measured is in
+/// docs/benchmarks.md#memory-and-speed-rules-in-the-code.
 ///
 /// Why the bound: a crowd's logins beyond it wait holding one continuation each, not a login's worth of frames.
 ///
@@ -83,7 +82,7 @@ public struct LoginAdmission: HTTPResponder {
 
     /// Every function from here to the login's child task holds the request by this one reference: the frames of a
     /// connection's task stay as deep as the deepest request it served, for as long as the connection is open, and a
-    /// `Request` alone is 241 bytes.
+    /// `Request` is a large value.
     final class Arrival: Sendable {
         let request: Request
         let context: Context
@@ -95,8 +94,7 @@ public struct LoginAdmission: HTTPResponder {
     }
 
     /// One async function from the arrival to the child's answer: each level of async call keeps a slot for the
-    /// `Response` and a header of its own in the connection task's frames (four levels here cost one more 1 KiB slab
-    /// per connection than one).
+    /// `Response` and a header of its own in the connection task's frames, paid for by every open connection.
     @inline(never)
     private func respond(_ arrival: Arrival) async throws -> Response {
         let kind = Self.kind(of: arrival.request)

@@ -3,12 +3,11 @@
 ///
 /// Why packed: the cache holds every distinct token verified in the last `kakao.cache_seconds` (at most `KakaoVerificationCache.defaultMaxEntries`),
 /// so its per-entry size is the service's memory under a crowd of new logins. As a struct of `KakaoUser`'s strings, an
-/// entry cost about 520 bytes (a 136-byte dictionary slot at the table's load factor, an email and a picture URL of their
-/// own, and a per-user index); packed, the table's slot is one reference and the entry is one object of about 160 bytes.
+/// entry took a dictionary slot, strings of their own and a per-user index; packed, the table's slot is one reference
+/// and the entry is one object (docs/benchmarks.md#memory-and-speed-rules-in-the-code has both sizes).
 ///
 /// Why the digest is here: the table is keyed by its first 64 bits and the eviction order holds references, so the
-/// 32 bytes are kept once, in the entry, instead of in every table slot and every eviction slot (`crowd`'s peak: 323
-/// → 194 bytes an entry, table and order included).
+/// 32 bytes are kept once, in the entry, instead of in every table slot and every eviction slot.
 ///
 /// Layout: the header below, then the nickname's, the email's and the picture URL's UTF-8 bytes, back to back. A length of
 /// `absent` stands for a field Kakao did not return, `Int64.min` for an expiry Kakao did not give, -1 for an email

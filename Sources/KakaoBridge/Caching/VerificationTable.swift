@@ -4,7 +4,7 @@
 struct VerificationTable {
     /// Keyed by the first 64 bits of the token's SHA-256; the entry holds all 256, and a lookup compares them, so two
     /// tokens that share the 64 bits (about one chance in 10^10 among 100,000 entries) cost one of them its place,
-    /// never its user. A slot is 16 bytes where the whole digest as key made it 48; the order holds one reference.
+    /// never its user. A slot is two words where the whole digest as key made it six; the order holds one reference.
     private var table: ExpiringTable<CachedVerification>
 
     init(maxEntries: Int = KakaoVerificationCache.defaultMaxEntries) {
@@ -25,8 +25,8 @@ struct VerificationTable {
         table.insert(entry, now: now)
     }
 
-    /// A walk over the table rather than a per-user index: the index cost about 90 bytes per entry for every login,
-    /// while an unlink is rare. Entries that stay are only read, never copied.
+    /// A walk over the table rather than a per-user index: the index cost memory per entry for every login, while an
+    /// unlink is rare. Entries that stay are only read, never copied.
     mutating func dropUser(_ kakaoID: Int64) -> Int {
         table.removeAll { $0.userID == kakaoID }
     }

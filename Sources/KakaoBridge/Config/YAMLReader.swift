@@ -4,8 +4,8 @@
 /// never read in a way the operator did not mean.
 ///
 /// Why not a YAML library: the one at hand, Yams, imports all of Foundation, and loading Foundation maps ICU with it:
-/// about 10 MiB resident for the life of the process (43.7 → 33.9 MiB at rest without it), for a file read once at
-/// start-up (docs/configuration.md).
+/// megabytes resident for the life of the process (docs/benchmarks.md#memory-and-speed-rules-in-the-code), for a file
+/// read once at start-up (docs/configuration.md).
 struct YAMLReader {
     /// One line that holds something: its indentation, and its text without the indentation, comment or trailing blanks.
     struct Line {
