@@ -41,6 +41,9 @@ let package = Package(
         ),
         // glibc's <malloc.h>, for the one setting the executable makes at start (Sources/kakao-bridge/MallocArenas.swift).
         .systemLibrary(name: "CGlibcMalloc"),
+        // Compiled, not a system library: a load-time constructor that blocks SIGHUP before `main`, and prctl for the
+        // core-dump settings (Sources/kakao-bridge/ProcessHardening.swift). Only the executable links it.
+        .target(name: "CProcessStart"),
         .target(
             name: "CurlHTTP",
             dependencies: ["CCurl", .product(name: "DequeModule", package: "swift-collections")],
@@ -88,6 +91,7 @@ let package = Package(
             dependencies: [
                 "KakaoBridge",
                 "CGlibcMalloc",
+                "CProcessStart",
                 "BridgeJSON",
                 "StandIns",
                 "CurlHTTP",

@@ -23,8 +23,14 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
         // A closed stdout (`kakao-bridge demo | head`) must end the output, not the process.
         signal(SIGPIPE, SIG_IGN)
         // SIGHUP reloads, once `serve` has installed its handler; one that arrives earlier (a config-management run
-        // racing the start) must not end the process, as the default action would.
-        signal(SIGHUP, SIG_IGN)
+        // racing the start) must not end the process, as the default action would. It is held off before `main`
+        // already (Sources/CProcessStart/process_start.c), where the milliseconds after exec are covered too.
+        do {
+            try ProcessHardening.hangupHeld()
+        } catch {
+            Console.error("kakao-bridge: \(error)")
+            exit(withError: ExitCode(71))
+        }
         // No libcurl build may write TLS session keys anywhere (the curl client removes it too, for library users).
         unsetenv("SSLKEYLOGFILE")
         // Once per process, before anything creates a metric: metrics made earlier would be bound to the no-op backend.

@@ -28,6 +28,8 @@ struct Sandbox: AsyncParsableCommand {
     var defaults: String = SandboxDefaults.path
 
     func run() async throws {
+        // The sandbox's throwaway key and secret are not worth a core dump either, and it runs the same service code.
+        try ProcessHardening.applyOrExit()
         let world = try await Self.startWorld(SandboxWorld.Options(defaultsPath: defaults, host: host, port: port))
         let config = world.config
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)

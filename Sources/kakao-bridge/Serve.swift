@@ -17,6 +17,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ConfigOption
 
     func run() async throws {
+        // Before the configuration and the key are read: no core dump may hold them.
+        try ProcessHardening.applyOrExit()
         MallocArenas.limit()
         let config = try options.load()
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)

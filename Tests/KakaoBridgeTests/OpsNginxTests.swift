@@ -73,6 +73,56 @@ struct OpsNginxTests {
             }
         }
     }
+
+    /// Security issue 27: `location = /metrics` was sidestepped with `/metrics/` (and the hook with
+    /// `/v1/login-complete/`), which fell through to `location /` and reached the service, whose router took it for the
+    /// route. Every other spelling of a guarded path is refused from outside, and the service answers 404 to the
+    /// spellings nginx lets through from inside.
+    @Test func noSpellingOfAGuardedPathGetsPastNginx() async throws {
+        var options = TestWorld.Options()
+        options.configure = { $0.server.trustedProxies = [CIDR("127.0.0.2/32")!] }
+        options.hook = true
+        try await TestWorld.with(options) { world in
+            let nginx = try await Nginx.start(bridgePort: world.bridge.port)
+            defer { nginx.stop() }
+            let metrics = [
+                "/metrics/", "//metrics", "/metrics?x", "/%6detrics", "/%6Detrics/", "/metrics;", "/metrics;x", "/./metrics",
+                "/x/../metrics", "/metrics/.", "/metrics%2F", "/v1/kakao/../../metrics", "/v1/kakao/..%2F..%2Fmetrics",
+            ]
+            for path in metrics {
+                // As sent: curl must not clean the path up itself.
+                let reply = try Curl.run(nginx.https + path, ["--path-as-is"])
+                #expect(reply.status == 403, "GET \(path) from outside: \(reply.status) \(reply.body.prefix(200))")
+                #expect(!reply.body.contains("kakao_bridge_requests_total"), "GET \(path) from outside served the metrics")
+            }
+            let hook = #"{"kakao_token":"x","token":"y"}"#
+            let guardedPaths = [
+                "/v1/login-complete/", "//v1/login-complete", "/v1/login-complete;", "/v1//login-complete", "/v1/./login-complete",
+                "/v1/%6cogin-complete", "/v1/users/revoke/", "//v1/users/revoke", "/v1/users//revoke", "/v1/users/revoke;",
+            ]
+            for path in guardedPaths {
+                let reply = try Curl.run(
+                    nginx.https + path,
+                    ["--path-as-is", "-X", "POST", "-H", "Authorization: Bearer " + TestWorld.hookSecret, "-d", hook]
+                )
+                #expect(reply.status == 403, "POST \(path) from outside: \(reply.status) \(reply.body.prefix(200))")
+            }
+            // From the allowed network nginx passes the path on as sent; the service does not take it for the route.
+            for path in ["/metrics/", "//metrics", "/metrics/.", "/%6detrics", "/x/../metrics"] {
+                let reply = try Curl.run(nginx.https + path, ["--path-as-is", "--interface", "127.0.0.2"])
+                #expect(reply.status == 404, "GET \(path) from inside: \(reply.status) \(reply.body.prefix(200))")
+                #expect(reply.body.contains(#""code":"not_found""#))
+            }
+            let inside = try Curl.run(nginx.https + "/metrics?x", ["--interface", "127.0.0.2"])
+            #expect(inside.status == 200 && inside.body.contains("kakao_bridge_requests_total"))
+            // The legacy route still works for a real token, and a trailing slash is not the route.
+            let token = world.validToken()
+            #expect(try Curl.run(nginx.https + "/v1/kakao/" + token).status == 200)
+            #expect(try Curl.run(nginx.https + "/v1/kakao/" + token + "/", ["--path-as-is"]).status == 404)
+            #expect(try Curl.run(nginx.https + "/v1/token-exchange/", ["--path-as-is", "-H", "Authorization: Bearer " + token]).status == 404)
+            #expect(!nginx.logs().contains(token), "nginx's log holds a token")
+        }
+    }
 }
 
 /// nginx with the shipped site, rewritten only where a test must differ: ports, certificate, log and temp paths, the

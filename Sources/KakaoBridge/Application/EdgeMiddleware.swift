@@ -1,10 +1,10 @@
 import Hummingbird
 
 /// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client
-/// (`ClientAddress`), the in-flight gauge, the client's rate limit (`ClientRateLimit`); and on its way back: a refused
-/// unlink-webhook call charged to that limit (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`),
-/// then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that they see the status the client gets, and
-/// the id in the answer.
+/// (`ClientAddress`), the in-flight gauge, the path's one spelling (`CanonicalPath`), the client's rate limit
+/// (`ClientRateLimit`); and on its way back: a refused unlink-webhook call charged to that limit
+/// (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`), then the metrics (`RequestMetrics`) and
+/// the access line (`AccessLog`), so that they see the status the client gets, and the id in the answer.
 ///
 /// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
 /// holds while it waits on Kakao, and the six held about 12 KiB of task slabs per login in flight. Each step is
@@ -26,6 +26,7 @@ struct EdgeMiddleware: RouterMiddleware {
         let context = arrived(request, context, state)
         let response: Response
         do {
+            try Self.requireCanonical(request)
             try rateLimit.check(context, perMinute: state?.config.rateLimit.perClientPerMinute ?? 0)
             response = try await next(request, context)
         } catch {
@@ -45,6 +46,12 @@ struct EdgeMiddleware: RouterMiddleware {
         ClientAddress.assign(request, &context, trusted: state?.config.server.trustedProxies ?? [])
         metrics.started()
         return context
+    }
+
+    /// Before the rate limit: another spelling of a route is no route (`CanonicalPath`).
+    @inline(never)
+    private static func requireCanonical(_ request: Request) throws(Problem) {
+        guard CanonicalPath.isCanonical(request.uri.path) else { throw Problem.notFound() }
     }
 
     @inline(never)

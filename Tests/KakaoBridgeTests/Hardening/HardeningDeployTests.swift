@@ -24,8 +24,8 @@ import Testing
 
     @Test func nginxNeverRetriesWhatMayNotRunTwiceAndLimitsOnlyTheAppsRoutes() throws {
         let site = try String(contentsOf: Self.root.appendingPathComponent("deploy/nginx/kakao-bridge.conf"), encoding: .utf8)
-        let exchange = try #require(Self.location("= /v1/token-exchange", in: site))
-        let hook = try #require(Self.location("= /v1/login-complete", in: site))
+        let exchange = try #require(Self.location("^~ /v1/token-exchange", in: site))
+        let hook = try #require(Self.location("^~ /v1/login-complete", in: site))
         let legacy = try #require(Self.location("~* ^/v1/kakao/", in: site))
         let rest = try #require(Self.location("/", in: site))
         #expect(exchange.contains("proxy_next_upstream off;"))
@@ -40,9 +40,29 @@ import Testing
         let unlink = try #require(Self.location("= /v1/kakao/unlink", in: site))
         #expect(!unlink.contains("limit_req") && !unlink.contains("kakao_bridge_internal"))
         #expect(site.contains("v1/system/ips?rule_type=inbound"))
-        let revoke = try #require(Self.location("= /v1/users/revoke", in: site))
+        let revoke = try #require(Self.location("^~ /v1/users/", in: site))
         #expect(revoke.contains("if ($kakao_bridge_internal = 0) { return 403; }"))
         #expect(!revoke.contains("limit_req"))
+    }
+
+    /// Security issue 27: a core dump would hold the private key, the secrets and tokens in flight.
+    @Test func bothSystemdUnitsForbidCoreDumps() throws {
+        for unit in ["kakao-bridge.service", "kakao-bridge@.service"] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent("deploy/systemd/" + unit), encoding: .utf8)
+            #expect(text.split(separator: "\n").contains("LimitCORE=0"), "\(unit) allows core dumps")
+        }
+    }
+
+    /// Security issue 27: `location = /metrics` let `/metrics/` fall through to `location /`. No guarded path is an exact
+    /// match any more (scripts/nginx-test.sh checks the respellings against a real nginx).
+    @Test func nginxGuardsItsInternalPathsByPrefix() throws {
+        let site = try String(contentsOf: Self.root.appendingPathComponent("deploy/nginx/kakao-bridge.conf"), encoding: .utf8)
+        for path in ["/metrics", "/v1/login-complete", "/v1/users/"] {
+            let guarded = try #require(Self.location("^~ \(path)", in: site), "no prefix location for \(path)")
+            #expect(guarded.contains("if ($kakao_bridge_internal = 0) { return 403; }"))
+            let exact = site.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("location = \(path)") }
+            #expect(exact.isEmpty, "\(exact)")
+        }
     }
 
     @Test func kubernetesTrustsOnlyTheIngressControllersRange() throws {
