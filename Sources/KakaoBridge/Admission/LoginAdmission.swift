@@ -38,17 +38,17 @@ public struct LoginAdmission: HTTPResponder {
     /// default admits.
     static func limit(cores: Int) -> Int { 64 * max(1, cores) }
 
-    /// `GET /v1/token-exchange` and the seed-compatible `GET /v1/kakao/{access_token}`: the paths the router sends to
-    /// `TokenExchangeController` and `LegacyController` (the fixed `/v1/kakao/…` paths are matched before the latter).
+    /// The routes whose `Route.admission` is `.login` (`GET /v1/token-exchange` and the seed-compatible
+    /// `GET /v1/kakao/{access_token}`), matched on the raw path as the router would.
     static func isLogin(method: HTTPRequest.Method, path: Substring) -> Bool {
-        guard method == .get else { return false }
-        if path == TokenExchangeController.route { return true }
-        guard path.hasPrefix("/v1/kakao/"), !fixedKakaoPaths.contains(path) else { return false }
-        let rest = path.dropFirst("/v1/kakao/".count)
-        return !rest.isEmpty && !rest.contains("/")
+        admission(method: method, path: path) == .login
     }
 
-    private static let fixedKakaoPaths: Set<Substring> = [Substring(KakaoNonceController.route), Substring(UnlinkController.route)]
+    /// A method the route does not take is answered 405 by the router, in place.
+    static func admission(method: HTTPRequest.Method, path: Substring) -> Route.Admission {
+        guard let route = Route.match(path), route.methods.contains(method) else { return .inPlace }
+        return route.admission
+    }
 
     /// The entry `BridgeApplication` calls for every request, as Hummingbird's application does: the request's context,
     /// then the answer; an error that is not the client's malformed HTTP becomes a 500 (the router's `EdgeMiddleware`
@@ -97,8 +97,8 @@ public struct LoginAdmission: HTTPResponder {
     /// `Response` and a header of its own in the connection task's frames, paid for by every open connection.
     @inline(never)
     private func respond(_ arrival: Arrival) async throws -> Response {
-        let kind = Self.kind(of: arrival.request)
-        if kind == .other { return try await Self.inPlace(inner, arrival) }
+        let kind = Self.admission(method: arrival.request.method, path: Substring(arrival.request.uri.path))
+        if kind == .inPlace { return try await Self.inPlace(inner, arrival) }
         var admissionWait = Duration.zero
         if kind == .login {
             let queued = ContinuousClock.now
@@ -108,16 +108,6 @@ public struct LoginAdmission: HTTPResponder {
         // The request's frames live in the child and are freed when it answers (see the type's comment).
         let child = Self.child(inner, arrival, admissionWait: admissionWait)
         return try await withTaskCancellationHandler { try await child.value } onCancel: { child.cancel() }
-    }
-
-    private enum Kind { case login, nonce, other }
-
-    /// The logins wait for their turn; the nonce is the other route apps call, on the connection their login will use.
-    @inline(never)
-    private static func kind(of request: Request) -> Kind {
-        let path = Substring(request.uri.path)
-        if isLogin(method: request.method, path: path) { return .login }
-        return request.method == .get && path == KakaoNonceController.route ? .nonce : .other
     }
 
     /// Everything but the logins and the nonce, in the connection's task (see the type's comment).

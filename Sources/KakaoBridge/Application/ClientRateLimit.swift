@@ -8,18 +8,12 @@ import Metrics
 /// and then take from their own budget (`rate_limit.hook_per_minute`, `HookRateLimit`). The unlink webhook's refusals are
 /// not exempt (`charge`).
 struct ClientRateLimit: Sendable {
-    static let exemptRoutes: Set<String> = [
-        "/healthz", "/readyz", "/metrics", LoginCompleteController.route, RevokeController.route,
-        // Kakao's servers call it for every user who leaves, from a few addresses; the admin key authenticates it.
-        UnlinkController.route,
-    ]
-
     let limiter = RateLimiter()
     private let limited = Counter(label: "kakao_bridge_rate_limited_total", dimensions: [("limit", "client")])
 
     /// Takes from the client's bucket, or refuses the request.
     func check(_ context: BridgeRequestContext, perMinute: Int) throws(Problem) {
-        if perMinute > 0, !Self.exemptRoutes.contains(RouteLabel.route(context)),
+        if perMinute > 0, Self.clientLimit(context) == .applies,
             case .limited(let seconds) = limiter.take(client: Self.clientKey(context.clientAddress), perMinute: perMinute)
         {
             limited.increment()
@@ -27,17 +21,17 @@ struct ClientRateLimit: Sendable {
         }
     }
 
-    /// Routes exempt because their caller is trusted once authenticated, whose failed authentications still spend from
-    /// the client's bucket: a 401 there is not Kakao, and an admin-key guesser must not get unlimited tries
-    /// (docs/api.md#kakaos-unlink-webhook). A call that authenticates takes nothing.
-    static let chargedRefusalRoutes: Set<String> = [UnlinkController.route]
+    /// What the route table says of the request's route; a request that matched no route is limited like any other.
+    static func clientLimit(_ context: BridgeRequestContext) -> Route.ClientLimit {
+        Route(template: RouteLabel.route(context))?.clientLimit ?? .applies
+    }
 
     /// The failure the client gets: `error` itself, or `rate_limited` once its refusals on `chargedRefusalRoutes` are past
     /// `perMinute`.
     @inline(never)
     func charge(_ error: any Error, _ context: BridgeRequestContext, perMinute: Int) -> any Error {
         guard perMinute > 0, let problem = error as? Problem, problem.status == .unauthorized,
-              Self.chargedRefusalRoutes.contains(RouteLabel.route(context)),
+              Self.clientLimit(context) == .refusalsCharged,
               case .limited(let seconds) = limiter.take(client: Self.clientKey(context.clientAddress), perMinute: perMinute)
         else { return error }
         limited.increment()

@@ -4,12 +4,11 @@ import Hummingbird
 /// templates, methods, statuses, upstream names and outcomes only: no token, uid or email can reach them.
 struct MetricsEndpoint {
     func register(on router: Router<BridgeRequestContext>) {
-        router.get("/metrics") { _, _ -> Response in
+        router.add(.metrics) { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: BridgeMetrics.contentType],
                 body: .init(byteBuffer: ByteBuffer(bytes: BridgeMetrics.render()))
             )
         }
-        router.refuseOtherMethods("/metrics", allow: ["GET"])
     }
 }

@@ -7,8 +7,8 @@ struct HealthController {
     let holder: StateHolder
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get("/healthz") { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
-        router.get("/readyz") { _, _ in
+        router.add(.healthz) { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
+        router.add(.readyz) { _, _ in
             if let reason = readinessProblem() { throw Problem.notReady(reason) }
             var body: [String: JSONValue] = ["status": "ready"]
             // An operator must be able to see at a glance that this instance does not talk to Google.
@@ -17,8 +17,6 @@ struct HealthController {
             }
             return JSONResponse.ok(json: JSONValue.object(body))
         }
-        router.refuseOtherMethods("/healthz", allow: ["GET"])
-        router.refuseOtherMethods("/readyz", allow: ["GET"])
     }
 
     func readinessProblem() -> String? {

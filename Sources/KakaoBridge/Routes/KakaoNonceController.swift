@@ -7,11 +7,10 @@ import Hummingbird
 struct KakaoNonceController {
     let holder: StateHolder
 
-    static let route = "/v1/kakao/nonce"
+    static let route = Route.kakaoNonce
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get(RouterPath(Self.route), use: issue)
-        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET"])
+        router.add(Self.route, use: issue)
     }
 
     struct Reply: JSONWritable {

@@ -6,11 +6,10 @@ import Hummingbird
 struct LegacyController {
     let holder: StateHolder
 
-    static let route = "/v1/kakao/{access_token}"
+    static let route = Route.legacy
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get(RouterPath(Self.route), use: mint)
-        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET"])
+        router.add(Self.route, use: mint)
     }
 
     struct Reply {

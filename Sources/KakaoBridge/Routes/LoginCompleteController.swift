@@ -9,11 +9,10 @@ struct LoginCompleteController {
     let holder: StateHolder
     let hookLimit: HookRateLimit
 
-    static let route = "/v1/login-complete"
+    static let route = Route.loginComplete
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.post(RouterPath(Self.route), use: complete)
-        router.refuseOtherMethods(RouterPath(Self.route), allow: ["POST"])
+        router.add(Self.route, use: complete)
     }
 
     struct Reply {

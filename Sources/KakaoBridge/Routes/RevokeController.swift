@@ -11,11 +11,10 @@ struct RevokeController {
     let hookLimit: HookRateLimit
     let clock: UnixClock
 
-    static let route = "/v1/users/revoke"
+    static let route = Route.revoke
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.post(RouterPath(Self.route), use: revoke)
-        router.refuseOtherMethods(RouterPath(Self.route), allow: ["POST"])
+        router.add(Self.route, use: revoke)
     }
 
     struct Reply: JSONWritable {

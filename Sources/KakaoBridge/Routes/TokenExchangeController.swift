@@ -6,7 +6,7 @@ import Hummingbird
 struct TokenExchangeController {
     let holder: StateHolder
 
-    static let route = "/v1/token-exchange"
+    static let route = Route.tokenExchange
 
     /// Query parameters that would put a token into access logs, compared percent-decoded and case-folded:
     /// `?Access_Token=` and `?access%5Ftoken=` are the same parameter to many frameworks, so they are refused too.
@@ -22,8 +22,7 @@ struct TokenExchangeController {
     }
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get(RouterPath(Self.route), use: exchange)
-        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET"])
+        router.add(Self.route, use: exchange)
     }
 
     @Sendable func exchange(_ request: Request, context: BridgeRequestContext) async throws -> Response {

@@ -14,12 +14,10 @@ struct UnlinkController {
     let clock: UnixClock
     let meters = UnlinkMeters()
 
-    static let route = "/v1/kakao/unlink"
+    static let route = Route.kakaoUnlink
 
     func register(on router: Router<BridgeRequestContext>) {
-        router.get(RouterPath(Self.route), use: unlink)
-        router.post(RouterPath(Self.route), use: unlink)
-        router.refuseOtherMethods(RouterPath(Self.route), allow: ["GET", "POST"])
+        router.add(Self.route, use: unlink)
     }
 
     @Sendable func unlink(_ request: Request, context: BridgeRequestContext) async throws -> Response {

@@ -1,0 +1,81 @@
+import HTTPTypes
+
+/// Every route of the service, declared once (docs/api.md): its path (the template the router matches, and the
+/// `route` label of metrics and access lines), its methods, how it gets past the server loop, and what the per-client
+/// rate limit does with it. The router (`buildRouter`), the admission gate (`LoginAdmission`), the rate limiter
+/// (`ClientRateLimit`) and the metrics all read this table, so a new route is one new case here.
+enum Route: String, CaseIterable, Sendable {
+    case tokenExchange = "/v1/token-exchange"
+    /// Fixed paths under `/v1/kakao/` before the legacy route's template: never taken for a token, on or off.
+    case kakaoNonce = "/v1/kakao/nonce"
+    case kakaoUnlink = "/v1/kakao/unlink"
+    case legacy = "/v1/kakao/{access_token}"
+    case loginComplete = "/v1/login-complete"
+    case revoke = "/v1/users/revoke"
+    case healthz = "/healthz"
+    case readyz = "/readyz"
+    case metrics = "/metrics"
+
+    /// How a request gets past the server loop (`LoginAdmission` says why).
+    enum Admission: Sendable {
+        /// Waits its turn among the logins, then runs in a child task.
+        case login
+        /// Runs in a child task at once: apps call it on the connection their login will use.
+        case child
+        /// Runs in the connection's task.
+        case inPlace
+    }
+
+    /// What `rate_limit.per_client_per_minute` does with a request (`ClientRateLimit`).
+    enum ClientLimit: Sendable {
+        case applies
+        /// Callers that must never be told to back off (probes, the scrape) or that authenticate and then take from a
+        /// budget of their own (the hook-secret routes, `rate_limit.hook_per_minute`).
+        case exempt
+        /// Exempt once authenticated; a refused authentication spends from the client's bucket (Kakao's webhook).
+        case refusalsCharged
+    }
+
+    var path: String { rawValue }
+
+    var methods: [HTTPRequest.Method] {
+        switch self {
+        case .tokenExchange, .kakaoNonce, .legacy, .healthz, .readyz, .metrics: [.get]
+        case .kakaoUnlink: [.get, .post]
+        case .loginComplete, .revoke: [.post]
+        }
+    }
+
+    var admission: Admission {
+        switch self {
+        case .tokenExchange, .legacy: .login
+        case .kakaoNonce: .child
+        case .kakaoUnlink, .loginComplete, .revoke, .healthz, .readyz, .metrics: .inPlace
+        }
+    }
+
+    var clientLimit: ClientLimit {
+        switch self {
+        case .tokenExchange, .kakaoNonce, .legacy: .applies
+        case .kakaoUnlink: .refusalsCharged
+        case .loginComplete, .revoke, .healthz, .readyz, .metrics: .exempt
+        }
+    }
+
+    /// The route a raw path reaches, as the router would match it; for the admission gate, which runs before the router.
+    /// A fixed path wins over the legacy template; the template takes exactly one non-empty segment.
+    static func match(_ path: Substring) -> Route? {
+        if let fixed = fixedPaths[path] { return fixed }
+        guard path.hasPrefix(legacyPrefix) else { return nil }
+        let rest = path.dropFirst(legacyPrefix.count)
+        return !rest.isEmpty && !rest.contains("/") ? .legacy : nil
+    }
+
+    /// The route a matched template names (`RouteLabel`); `nil` for no route.
+    init?(template: String) { self.init(rawValue: template) }
+
+    private static let legacyPrefix = "/v1/kakao/"
+    private static let fixedPaths: [Substring: Route] = Dictionary(
+        uniqueKeysWithValues: allCases.filter { $0 != .legacy }.map { (Substring($0.path), $0) }
+    )
+}
