@@ -27,12 +27,14 @@ final class ConnectionCount: Sendable {
     func leave() { open.subtract(1, ordering: .relaxed) }
     var current: Int { open.load(ordering: .relaxed) }
 
-    /// Counts a connection from `client`; returns the address it was counted under, for `leave(client:)`, or `nil`
-    /// when it is not counted (no address, or a trusted proxy).
+    /// Counts a connection from `client`; returns the key it was counted under, for `leave(client:)`, or `nil` when it
+    /// is not counted (no address, or a trusted proxy). The key is the rate limit's (`ClientRateLimit.clientKey`): an
+    /// IPv6 client is its /64, since one host usually holds all of it and could open connections from each address.
     func enter(client: String?) -> String? {
         guard let client, !isExempt(client) else { return nil }
-        byClient.withLock { $0[client, default: 0] += 1 }
-        return client
+        let key = ClientRateLimit.clientKey(client)
+        byClient.withLock { $0[key, default: 0] += 1 }
+        return key
     }
 
     func isOverLimit(client: String) -> Bool { byClient.withLock { $0[client, default: 0] } > perClientLimit }

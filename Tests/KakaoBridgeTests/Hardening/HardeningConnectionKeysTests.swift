@@ -24,6 +24,17 @@ import Testing
         #expect(ConnectionCount(limit: 20).perClientLimit == 5)
         #expect(ConnectionCount(limit: 2).perClientLimit == 1)
         #expect(ConnectionCount(limit: 20, perClientLimit: 64).perClientLimit == 64)
+        // Counted as the rate limit counts: an IPv6 client by its /64, an IPv4-mapped one as IPv4; proxies not at all.
+        let count = ConnectionCount(limit: 20, perClientLimit: 2) { $0 == "10.0.0.1" }
+        let first = count.enter(client: "2001:db8:1:2::1"), second = count.enter(client: "2001:db8:1:2:ffff::9")
+        #expect(first == second && count.isOverLimit(client: first!) == false)
+        _ = count.enter(client: "2001:db8:1:2::3")
+        #expect(count.isOverLimit(client: first!))
+        #expect(count.enter(client: "::ffff:192.0.2.7") == "192.0.2.7")
+        #expect(count.enter(client: "10.0.0.1") == nil && count.enter(client: nil) == nil)
+        count.leave(client: first!)
+        #expect(count.current(client: first!) == 2)
+        #expect(ClientRateLimit.clientKey("::ffff:192.0.2.7") != ClientRateLimit.clientKey("::ffff:192.0.2.8"))
         // Restart keys: a reload that changes them says so.
         var changed = BridgeConfig()
         changed.server.maxConnectionsPerClient = 9
