@@ -32,9 +32,23 @@ struct HostileClient: Sendable {
         var code: String? { json?["code"] as? String }
     }
 
-    static func connect(port: Int) throws -> HostileClient {
+    /// `source`: the local address to connect from (any of 127.0.0.0/8 works on Linux's loopback), for tests that need
+    /// two client addresses.
+    static func connect(port: Int, from source: String? = nil) throws -> HostileClient {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(fd)
+                throw HarnessError("bind \(source): errno \(errno)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -80,6 +94,12 @@ struct HostileClient: Sendable {
         return false
     }
 
+    /// Whether the server has sent something (or closed) that has not been read yet; does not wait.
+    func hasDataWaiting() -> Bool {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) > 0
+    }
+
     /// Reads one response (head plus `Content-Length` body), waiting at most `timeout`.
     func readAnswer(timeout: Duration = .seconds(5)) throws -> Answer {
         var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
@@ -114,17 +134,17 @@ struct HostileClient: Sendable {
     }
 
     /// One request on a fresh connection.
-    static func exchange(port: Int, _ request: [UInt8], timeout: Duration = .seconds(5)) async throws -> Answer {
+    static func exchange(port: Int, _ request: [UInt8], from source: String? = nil, timeout: Duration = .seconds(5)) async throws -> Answer {
         try await offPool {
-            let client = try connect(port: port)
+            let client = try connect(port: port, from: source)
             defer { client.close() }
             client.send(request)
             return try client.readAnswer(timeout: timeout)
         }
     }
 
-    static func exchange(port: Int, _ request: String, timeout: Duration = .seconds(5)) async throws -> Answer {
-        try await exchange(port: port, Array(request.utf8), timeout: timeout)
+    static func exchange(port: Int, _ request: String, from source: String? = nil, timeout: Duration = .seconds(5)) async throws -> Answer {
+        try await exchange(port: port, Array(request.utf8), from: source, timeout: timeout)
     }
 
     func answer(timeout: Duration = .seconds(5)) async throws -> Answer {

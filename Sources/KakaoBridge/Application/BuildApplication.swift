@@ -24,7 +24,7 @@ public func buildApplication(
                 limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: "kakao_bridge_logins_waiting")
             )
         ),
-        server: guardedHTTP1(config.server),
+        server: guardedHTTP1(config.server, holder: holder),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
         services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
@@ -33,9 +33,12 @@ public func buildApplication(
     return BridgeApplication(inner: application, holder: holder)
 }
 
-/// HTTP/1.1 with the connection cap and the per-request read deadline in front (`ConnectionGuard`).
-func guardedHTTP1(_ server: BridgeConfig.Server) -> HTTPServerBuilder {
-    let connections = ConnectionCount(limit: server.maxConnections)
+/// HTTP/1.1 with the connection caps, the first-request and per-request read deadlines in front (`ConnectionGuard`).
+func guardedHTTP1(_ server: BridgeConfig.Server, holder: StateHolder) -> HTTPServerBuilder {
+    let connections = ConnectionCount(limit: server.maxConnections, perClientLimit: server.maxConnectionsPerClient) { address in
+        let trusted = holder.current?.config.server.trustedProxies ?? server.trustedProxies
+        return trusted.contains { $0.contains(address) }
+    }
     return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, config: server, connections: connections) }
 }
 

@@ -40,9 +40,14 @@ struct ClientRateLimit: Sendable {
 }
 
 extension ClientRateLimit {
-    /// The bucket of an address: itself for IPv4 (and anything unparsable), its /64 for IPv6.
+    /// The bucket of an address: itself for IPv4 (and anything unparsable), its /64 for IPv6. An IPv4-mapped IPv6 address
+    /// (`::ffff:10.1.2.3`, what a socket listening on `::` reports for an IPv4 client) is that IPv4 address: as a /64,
+    /// every IPv4 client would share one bucket.
     static func clientKey(_ address: String) -> String {
         guard address.contains(":"), let bytes = IPAddressParser.parse(address), bytes.count == 16 else { return address }
+        if bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) {
+            return bytes.suffix(4).map { String($0) }.joined(separator: ".")
+        }
         var key = ""
         for index in stride(from: 0, to: 8, by: 2) {
             key += String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16) + ":"

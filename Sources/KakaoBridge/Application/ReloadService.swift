@@ -78,6 +78,8 @@ struct ReloadService: Service, CustomStringConvertible {
         if old.server.shutdownGraceSeconds != new.server.shutdownGraceSeconds { keys.append("server.shutdown_grace_seconds") }
         if old.server.requestTimeoutSeconds != new.server.requestTimeoutSeconds { keys.append("server.request_timeout_seconds") }
         if old.server.maxConnections != new.server.maxConnections { keys.append("server.max_connections") }
+        if old.server.maxConnectionsPerClient != new.server.maxConnectionsPerClient { keys.append("server.max_connections_per_client") }
+        if old.server.firstRequestTimeoutSeconds != new.server.firstRequestTimeoutSeconds { keys.append("server.first_request_timeout_seconds") }
         if old.log.level != new.log.level { keys.append("log.level") }
         if old.log.format != new.log.format { keys.append("log.format") }
         return keys

@@ -11,6 +11,11 @@ public struct BridgeConfig: Sendable, Equatable {
         public var requestTimeoutSeconds = 30
         /// Open connections this instance accepts; past it a new connection gets a fast 503 problem and is closed.
         public var maxConnections = 4096
+        /// Open connections one client address may hold (addresses in `trustedProxies` are exempt); 0 means a quarter of
+        /// `maxConnections`. Past it a new connection from that address gets a fast 429 problem and is closed.
+        public var maxConnectionsPerClient = 0
+        /// How long a new connection may stay silent before its first request byte; then it is closed.
+        public var firstRequestTimeoutSeconds = 5
         public init() {}
     }
 

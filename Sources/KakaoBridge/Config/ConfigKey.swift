@@ -51,6 +51,8 @@ struct ConfigKey {
             ConfigKey("server.shutdown_grace_seconds", .int(\.server.shutdownGraceSeconds)),
             ConfigKey("server.request_timeout_seconds", .int(\.server.requestTimeoutSeconds)),
             ConfigKey("server.max_connections", .int(\.server.maxConnections)),
+            ConfigKey("server.max_connections_per_client", .int(\.server.maxConnectionsPerClient)),
+            ConfigKey("server.first_request_timeout_seconds", .int(\.server.firstRequestTimeoutSeconds)),
             ConfigKey("kakao.app_id", .int64(\.kakao.appID)),
             ConfigKey("kakao.api_base_url", .string(\.kakao.apiBaseURL)),
             ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),

@@ -43,6 +43,8 @@ enum ConfigValidation {
         range(server.shutdownGraceSeconds, 0...600, "server.shutdown_grace_seconds")
         range(server.requestTimeoutSeconds, 1...600, "server.request_timeout_seconds")
         range(server.maxConnections, 1...1_000_000, "server.max_connections")
+        range(server.maxConnectionsPerClient, 0...1_000_000, "server.max_connections_per_client", " (0 is a quarter of server.max_connections)")
+        range(server.firstRequestTimeoutSeconds, 1...600, "server.first_request_timeout_seconds")
 
         let kakao = config.kakao
         if kakao.appID == 0 {

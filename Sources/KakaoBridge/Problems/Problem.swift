@@ -129,8 +129,8 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         Problem(.tokenMismatch, "The Firebase ID token and the Kakao token belong to different users.")
     }
     public static func unauthorized(_ detail: String = "Missing or wrong hook secret.") -> Problem { Problem(.unauthorized, detail) }
-    public static func rateLimited(retryAfterSeconds: Int) -> Problem {
-        var problem = Problem(.rateLimited, "Too many requests from this client; retry after \(retryAfterSeconds) s.")
+    public static func rateLimited(retryAfterSeconds: Int, detail: String? = nil) -> Problem {
+        var problem = Problem(.rateLimited, detail ?? "Too many requests from this client; retry after \(retryAfterSeconds) s.")
         problem.retryAfterSeconds = retryAfterSeconds
         return problem
     }

@@ -63,8 +63,9 @@ import Glibc
     /// blocked, libdispatch's `sigsuspend` on the main thread. The child starts with an empty mask and SIGHUP at its
     /// default; the signal is sent as soon as exec is done (/proc/PID/exe is the binary) and the process's own first code
     /// has run (SIGHUP blocked in /proc/PID/status), before any library initializer and before `main`. What comes before
-    /// that, the loader mapping and relocating the libraries, no program can guard itself (deploy/README.md#core-dumps
-    /// has the measurement); on main SIGHUP is never blocked and this test fails waiting for it.
+    /// that, the loader mapping and relocating the libraries, no program can guard itself
+    /// (docs/configuration.md#reloading-with-sighup has the measurement); on main SIGHUP is never blocked and this test
+    /// fails waiting for it.
     @Test func aHangupRightAfterExecDoesNotEndTheProcess() async throws {
         try await TestWorld.with { world in
             let directory = try OpsFiles.temporaryDirectory()
