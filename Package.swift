@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "kakao-bridge", targets: ["kakao-bridge"]),
+        .executable(name: "kakao-bridge-sandbox", targets: ["kakao-bridge-sandbox"]),
         .library(name: "KakaoBridge", targets: ["KakaoBridge"]),
         .library(name: "StandIns", targets: ["StandIns"]),
     ],
@@ -39,10 +40,10 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // glibc's <malloc.h>, for the one setting the executable makes at start (Sources/kakao-bridge/MallocArenas.swift).
+        // glibc's <malloc.h>, for the one setting the executables make at start (Sources/BridgeCommandLine/MallocArenas.swift).
         .systemLibrary(name: "CGlibcMalloc"),
         // Compiled, not a system library: a load-time constructor that blocks SIGHUP before `main`, and prctl for the
-        // core-dump settings (Sources/kakao-bridge/ProcessHardening.swift). Only the executable links it.
+        // core-dump settings (Sources/BridgeCommandLine/ProcessHardening.swift). Only the executables (and the tests) link it.
         .target(name: "CProcessStart"),
         .target(
             name: "CurlHTTP",
@@ -86,12 +87,35 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "kakao-bridge",
+        // What both executables share: the command line's output, `--config`, the process's own hardening (core dumps,
+        // SIGHUP before the reload handler, malloc arenas) and the sandbox binary's whereabouts.
+        .target(
+            name: "BridgeCommandLine",
             dependencies: [
                 "KakaoBridge",
                 "CGlibcMalloc",
                 "CProcessStart",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Production's binary: serve, check-config. It links no stand-in; `sandbox` and `demo` run the binary below.
+        .executableTarget(
+            name: "kakao-bridge",
+            dependencies: [
+                "KakaoBridge",
+                "BridgeCommandLine",
+                "CurlHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The sandbox and the demo: the service against the stand-ins, for a fresh machine with no accounts.
+        .executableTarget(
+            name: "kakao-bridge-sandbox",
+            dependencies: [
+                "KakaoBridge",
+                "BridgeCommandLine",
                 "BridgeJSON",
                 "StandIns",
                 "CurlHTTP",
@@ -112,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeJSON", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "KakaoBridge", "BridgeJSON", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge", "kakao-bridge-sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

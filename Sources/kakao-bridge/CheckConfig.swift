@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeCommandLine
 import KakaoBridge
 
 struct CheckConfig: AsyncParsableCommand {

@@ -1,11 +1,8 @@
 import ArgumentParser
-import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
-import KakaoBridge
+import BridgeCommandLine
 
-/// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too.
+/// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too. This
+/// binary is what production runs; it links no stand-in (the sandbox is `kakao-bridge-sandbox`, `SandboxExecutable`).
 @main
 struct KakaoBridgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,35 +12,38 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
             With no subcommand: runs `serve` when a configuration is present (the --config file, default \
             config/bridge.yaml, or BRIDGE_* variables), otherwise the built-in `sandbox`.
             """,
-        subcommands: [Start.self, Serve.self, Sandbox.self, Demo.self, CheckConfig.self],
+        subcommands: [Start.self, Serve.self, SandboxForward.self, DemoForward.self, CheckConfig.self],
         defaultSubcommand: Start.self
     )
 
     static func main() async {
-        // A closed stdout (`kakao-bridge demo | head`) must end the output, not the process.
-        signal(SIGPIPE, SIG_IGN)
-        // SIGHUP reloads, once `serve` has installed its handler; one that arrives earlier (a config-management run
-        // racing the start) must not end the process, as the default action would. It is held off before `main`
-        // already (Sources/CProcessStart/process_start.c), where the milliseconds after exec are covered too.
-        do {
-            try ProcessHardening.hangupHeld()
-        } catch {
-            Console.error("kakao-bridge: \(error)")
-            exit(withError: ExitCode(71))
-        }
-        // No libcurl build may write TLS session keys anywhere (the curl client removes it too, for library users).
-        unsetenv("SSLKEYLOGFILE")
-        // Once per process, before anything creates a metric: metrics made earlier would be bound to the no-op backend.
-        BridgeMetrics.bootstrap()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        ProcessStart.prepare(name: "kakao-bridge")
+        await ProcessStart.run(Self.self)
     }
+}
+
+/// `kakao-bridge sandbox …`: runs `kakao-bridge-sandbox sandbox …`.
+struct SandboxForward: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox",
+        abstract: "Run the service against built-in local stand-ins for Kakao, Google and a backend (no accounts needed).",
+        discussion: "Runs kakao-bridge-sandbox from the same directory; `kakao-bridge-sandbox sandbox --help` lists its options."
+    )
+
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+
+    func run() throws { try SandboxExecutable.exec("sandbox", arguments) }
+}
+
+/// `kakao-bridge demo …`: runs `kakao-bridge-sandbox demo …`.
+struct DemoForward: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Walk the six steps against the sandbox and print each one; exit 0 only if every step behaved.",
+        discussion: "Runs kakao-bridge-sandbox from the same directory."
+    )
+
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+
+    func run() throws { try SandboxExecutable.exec("demo", arguments) }
 }

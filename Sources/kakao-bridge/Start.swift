@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeCommandLine
 
 /// The README's first command: the real service when it is configured, the sandbox when it is not.
 struct Start: AsyncParsableCommand {
@@ -17,8 +18,7 @@ struct Start: AsyncParsableCommand {
             try await serve.run()
         } else {
             Console.out("kakao-bridge: no configuration found (\(options.config), BRIDGE_*): starting the built-in sandbox.")
-            // Parsed, not `Sandbox()`: its options must exist before `run` reads them.
-            try await Sandbox.parse([]).run()
+            try SandboxExecutable.exec("sandbox", [])
         }
     }
 }

@@ -82,7 +82,7 @@ import Glibc
                 defer { bridge.stop() }
                 let spawned = ContinuousClock.now
                 var held = false
-                while !held, ContinuousClock.now - spawned < .seconds(2), bridge.exitStatus == nil {
+                while !held, ContinuousClock.now - spawned < .seconds(10), bridge.exitStatus == nil {
                     let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(bridge.pid)/exe")
                     held = exe == binary && Self.blocksHangup(bridge.procLine("status", "SigBlk:"))
                 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeCommandLine
 import CurlHTTP
 import KakaoBridge
 import Logging

@@ -2,12 +2,15 @@ import ArgumentParser
 import FoundationEssentials
 import KakaoBridge
 
-struct ConfigOption: ParsableArguments {
+/// `--config PATH`, shared by `serve`, `check-config` and the start of `kakao-bridge` with no subcommand.
+public struct ConfigOption: ParsableArguments {
     @Option(name: .long, help: "Path of the YAML configuration file; BRIDGE_* environment variables override its keys.")
-    var config: String = "config/bridge.yaml"
+    public var config: String = "config/bridge.yaml"
+
+    public init() {}
 
     /// Loads and validates; on failure prints every problem and exits with EX_CONFIG (78).
-    func load() throws -> BridgeConfig {
+    public func load() throws -> BridgeConfig {
         do {
             return try ConfigLoader.load(path: config, environment: ProcessInfo.processInfo.environment)
         } catch {
@@ -17,7 +20,7 @@ struct ConfigOption: ParsableArguments {
     }
 
     /// Whether the operator has configured anything at all.
-    var isPresent: Bool {
+    public var isPresent: Bool {
         FileManager.default.fileExists(atPath: config)
             || ProcessInfo.processInfo.environment.keys.contains { $0.hasPrefix("BRIDGE_") }
     }

@@ -1,3 +1,4 @@
+import BridgeCommandLine
 import BridgeJSON
 import FoundationEssentials
 import KakaoBridge

@@ -6,10 +6,10 @@ import Glibc
 /// thread) share two arenas instead: `crowd`'s peak RSS 73.3 → 70.6 MiB. Set here, not in each unit file, so the
 /// systemd install, the container and a binary started by hand behave alike; an operator's own `MALLOC_ARENA_MAX` (or
 /// glibc tunable) wins.
-enum MallocArenas {
-    static let count: Int32 = 2
+public enum MallocArenas {
+    public static let count: Int32 = 2
 
-    static func limit() {
+    public static func limit() {
         let tunables = getenv("GLIBC_TUNABLES").map { String(cString: $0) } ?? ""
         guard getenv("MALLOC_ARENA_MAX") == nil, !tunables.contains("glibc.malloc.arena_max") else { return }
         _ = kb_malloc_set_arena_max(count)

@@ -1,9 +1,9 @@
 import KakaoBridge
 
 /// The command line's own output (not logs): what a person at the terminal reads.
-enum Console {
-    static func out(_ line: String) { write(line + "\n", to: 1) }
-    static func error(_ line: String) { write(line + "\n", to: 2) }
+public enum Console {
+    public static func out(_ line: String) { write(line + "\n", to: 1) }
+    public static func error(_ line: String) { write(line + "\n", to: 2) }
 
     /// Unbuffered, like the log lines; a closed pipe (`demo | head`) just ends the output (`Descriptor.writeAll`).
     private static func write(_ text: String, to descriptor: Int32) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeCommandLine
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
