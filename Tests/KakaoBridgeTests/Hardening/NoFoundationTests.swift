@@ -5,8 +5,12 @@ import Testing
 /// in any module it links would map ICU again, about 10 MiB resident for the process's life (issue 17).
 @Suite("No Foundation in the service")
 struct NoFoundationTests {
-    /// Every module linked into `kakao-bridge`; `bench-upstreams` and the tests are not the service.
-    static let serviceModules = ["BridgeJSON", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns", "kakao-bridge"]
+    /// Every module linked into `kakao-bridge` and `kakao-bridge-sandbox`; `bench-upstreams` and the tests are not the
+    /// service.
+    static let serviceModules = [
+        "BridgeCommandLine", "BridgeJSON", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns", "kakao-bridge",
+        "kakao-bridge-sandbox",
+    ]
 
     @Test func noServiceModuleImportsFoundation() throws {
         let sources = URL(fileURLWithPath: #filePath)
