@@ -44,21 +44,31 @@ import Testing
         }
     }
 
-    @Test func keysRotateAndStaleKeysServeWhileTheJWKSEndpointFails() async throws {
-        let time = MovableClock()
+    /// OpenID Connect on without nonces, on a clock the test moves.
+    private static func options(_ time: MovableClock) -> TestWorld.Options {
         var options = OIDC.on(requireNonce: false)
         options.clock = time.unixClock
-        try await TestWorld.with(options) { world in
+        return options
+    }
+
+    /// An ID token of Kakao user `id` issued now on `time`, signed by the Kakao stand-in.
+    private static func idToken(_ world: TestWorld, _ id: Int64, at time: MovableClock, signing: IDTokenSigning = .current) throws -> String {
+        try world.kakao.oidcKeys.signIDToken(
+            payload: KakaoOIDCKeys.idTokenPayload(
+                for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.unixClock.now()
+            ),
+            signing: signing
+        )
+    }
+
+    @Test func keysRotateAndStaleKeysServeWhileTheJWKSEndpointFails() async throws {
+        let time = MovableClock()
+        try await TestWorld.with(Self.options(time)) { world in
             // max-age 0 is kept for the cache's floor of a minute; past it every answer is stale, so each step below is
             // decided by the cache's rules once the clock has moved past that minute.
             world.kakao.setJWKSMaxAge(0)
             func token(_ id: Int64, signing: IDTokenSigning = .current) throws -> String {
-                try world.kakao.oidcKeys.signIDToken(
-                    payload: KakaoOIDCKeys.idTokenPayload(
-                        for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.unixClock.now()
-                    ),
-                    signing: signing
-                )
+                try Self.idToken(world, id, at: time, signing: signing)
             }
             #expect(try await world.exchange(try token(1)).status == 200)
             let old = try world.kakao.oidcKeys.currentKID
@@ -82,20 +92,14 @@ import Testing
         }
     }
 
-    /// A faulty `max-age=0` must not mean a JWKS fetch per login (issue 27): the keys are kept a minute all the same.
+    /// A faulty `max-age=0` must not mean a JWKS fetch per login: the keys are kept a minute all the same
+    /// (docs/api.md#kakao-id-tokens).
     @Test func aJWKSAnswerWithMaxAgeZeroIsStillKeptForAMinute() async throws {
         let time = MovableClock()
-        var options = OIDC.on(requireNonce: false)
-        options.clock = time.unixClock
-        try await TestWorld.with(options) { world in
+        try await TestWorld.with(Self.options(time)) { world in
             world.kakao.setJWKSMaxAge(0)
             for id in Int64(1)...5 {
-                let token = try world.kakao.oidcKeys.signIDToken(
-                    payload: KakaoOIDCKeys.idTokenPayload(
-                        for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.unixClock.now()
-                    )
-                )
-                let reply = try await world.exchange(token)
+                let reply = try await world.exchange(try Self.idToken(world, id, at: time))
                 #expect(reply.status == 200, "\(reply.text)")
                 time.advance(10)
             }

@@ -1,5 +1,5 @@
 /// Every route has one spelling. Hummingbird's router skips empty segments, so `/metrics/` and `//metrics` reached
-/// `/metrics`, while a proxy that guards `location = /metrics` passed them on as some other path (security issue 27).
+/// `/metrics`, while a proxy that guards `location = /metrics` passed them on as some other path.
 /// A path that is not in its one spelling is answered 404 `not_found` (docs/api.md#conventions) before any route runs:
 /// - an empty segment: a trailing slash (`/metrics/`) or a doubled one (`//metrics`, `/v1//token-exchange`);
 /// - a dot segment (`/./metrics`, `/v1/../metrics`), which clients and proxies resolve and the router does not;
