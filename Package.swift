@@ -55,11 +55,19 @@ let package = Package(
         // service, the stand-ins and the tests.
         .target(name: "BridgeJSON", swiftSettings: swiftSettings),
 
+        // The support layer every other layer uses: the clock, the expiring table, single-flight, the form codec, and the
+        // configuration with its YAML reader. It knows no upstream, feature or route.
+        .target(
+            name: "BridgeSupport",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: swiftSettings
+        ),
         // The service: everything `serve` runs and the tests build.
         .target(
             name: "KakaoBridge",
             dependencies: [
                 "BridgeJSON",
+                "BridgeSupport",
                 "CurlHTTP",
                 "OpenSSLCrypto",
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -93,6 +101,7 @@ let package = Package(
             name: "BridgeCommandLine",
             dependencies: [
                 "KakaoBridge",
+                "BridgeSupport",
                 "CGlibcMalloc",
                 "CProcessStart",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -105,6 +114,7 @@ let package = Package(
             dependencies: [
                 "KakaoBridge",
                 "BridgeCommandLine",
+                "BridgeSupport",
                 "CurlHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -117,6 +127,7 @@ let package = Package(
                 "KakaoBridge",
                 "BridgeCommandLine",
                 "BridgeJSON",
+                "BridgeSupport",
                 "StandIns",
                 "CurlHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -136,7 +147,8 @@ let package = Package(
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeJSON", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge", "kakao-bridge-sandbox",
+                "KakaoBridge", "BridgeJSON", "BridgeSupport", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "kakao-bridge-sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeSupport
 import FoundationEssentials
 import KakaoBridge
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCommandLine
+import BridgeSupport
 import CurlHTTP
 import KakaoBridge
 import Logging

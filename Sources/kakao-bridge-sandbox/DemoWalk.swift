@@ -1,5 +1,6 @@
 import BridgeCommandLine
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 import FoundationEssentials
 import KakaoBridge

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCommandLine
+import BridgeSupport
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCommandLine
+import BridgeSupport
 
 /// The sandbox and the demo, in a binary of their own so that the production binary (`kakao-bridge`) links no stand-in.
 /// `kakao-bridge sandbox`, `kakao-bridge demo` and `kakao-bridge` with no configuration run this one.

@@ -1,3 +1,4 @@
+import BridgeSupport
 import CurlHTTP
 import FoundationEssentials
 import KakaoBridge

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCommandLine
+import BridgeSupport
 
 /// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too. This
 /// binary is what production runs; it links no stand-in (the sandbox is `kakao-bridge-sandbox`, `SandboxExecutable`).

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 import Foundation
 import HTTPTypes

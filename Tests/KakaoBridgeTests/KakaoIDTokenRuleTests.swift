@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import OpenSSLCrypto

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Foundation
 import StandIns
 @testable import KakaoBridge

@@ -1,3 +1,4 @@
+import BridgeSupport
 import CurlHTTP
 
 /// The external systems the service calls, each behind a `Sendable` protocol. `live` talks to the configured URLs through

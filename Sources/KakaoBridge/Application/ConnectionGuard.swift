@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Hummingbird
 
 /// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Synchronization
 
 /// The `Date` header of every answer (RFC 9110 §6.6.1: an origin server with a clock sends one), in the IMF-fixdate form

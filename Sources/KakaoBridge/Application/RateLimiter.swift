@@ -1,3 +1,4 @@
+import BridgeSupport
 import Synchronization
 
 /// Per-client token buckets: a client may spend its whole per-minute budget at once, and earns it back evenly over the

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// The app's backend (docs/api.md#the-six-step-flow, step 6): receives `{"kakao_token": …, "token": <ID token>}` exactly as apps in the

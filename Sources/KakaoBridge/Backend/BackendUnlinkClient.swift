@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// The backend's unlink URL (docs/api.md#kakaos-unlink-webhook, step 3): `{"uid", "kakao_id", "referrer_type"}` with the

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 
 /// The ID-token rules that need no key and no network (docs/custom-token.md#id-token-rules): audience, issuer,
 /// subject, times with the configured skew, tenant. Pure, so that the fuzz target and the tests drive them directly.

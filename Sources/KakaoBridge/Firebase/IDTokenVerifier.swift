@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import OpenSSLCrypto
 
 /// Verifies Firebase ID tokens as the Firebase Admin SDKs do (docs/custom-token.md#id-token-rules), one rule at a time

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// The Firebase Auth Admin API: `POST {identity_toolkit_url}/v1/projects/{project}[/tenants/{tenant}]/accounts…`

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Metrics
 
 /// The Admin API as the rest of the service uses it: the credential from `AccessTokenCache` (or `owner` with the Auth

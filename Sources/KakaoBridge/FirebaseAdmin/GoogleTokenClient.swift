@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// Google's OAuth 2.0 token endpoint: `POST {token_uri}` with the JWT-bearer grant (docs/api.md#credentials).

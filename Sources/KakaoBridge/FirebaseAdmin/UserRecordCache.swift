@@ -1,3 +1,4 @@
+import BridgeSupport
 import Synchronization
 
 /// Users found in step with their Kakao profile, for `firebase.user_cache_seconds`: within that time a login with the

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// The parsers that read what strangers send, opened to the libFuzzer targets in `Fuzz/` (and to nothing else: the SPI

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// Kakao's REST API (https://kapi.kakao.com): token info and the user's profile (docs/api.md#verifying-a-kakao-access-token).

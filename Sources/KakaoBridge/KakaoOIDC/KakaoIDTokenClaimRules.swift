@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 
 /// The rules of a Kakao ID token's payload that need no key and no network (docs/api.md#kakao-id-tokens): issuer, audience,
 /// times with the configured skew, subject, and the profile claims. Pure, with an injectable clock, so that the fuzz

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import OpenSSLCrypto
 
 /// Verifies a Kakao ID token's header and signature against Kakao's published keys, then its claims

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Logging
 
 /// Kakao ID tokens as `GET /v1/token-exchange` and the hook take them (docs/api.md#kakao-id-tokens): the verification

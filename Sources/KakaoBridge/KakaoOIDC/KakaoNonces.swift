@@ -1,3 +1,4 @@
+import BridgeSupport
 import OpenSSLCrypto
 
 /// The nonces of `GET /v1/kakao/nonce` (docs/api.md#get-v1kakaononce): self-contained, so issuing one stores nothing.

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Synchronization
 
 /// Kakao users whose unlink webhook arrived in the last 24 hours (docs/api.md#kakaos-unlink-webhook), and when. A Kakao ID

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Logging
 
 /// Linking by verified email (docs/api.md#linking-to-an-existing-firebase-account): a first Kakao login whose verified

@@ -1,3 +1,4 @@
+import BridgeSupport
 import HTTPTypes
 
 /// Every failure the service reports: one of the codes of docs/errors.md#codes, rendered as `application/problem+json`.

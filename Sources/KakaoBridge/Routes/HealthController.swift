@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Hummingbird
 
 /// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, certificates fetched when the hook is on,

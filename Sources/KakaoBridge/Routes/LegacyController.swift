@@ -1,3 +1,4 @@
+import BridgeSupport
 import Hummingbird
 
 /// `GET /v1/kakao/{access_token}`: the route apps already in the field call (they append the token to a base URL and decode

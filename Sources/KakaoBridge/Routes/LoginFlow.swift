@@ -1,3 +1,4 @@
+import BridgeSupport
 /// The six-step flow (docs/api.md#the-six-step-flow) from the service's side: verify with Kakao (2), keep the Firebase user in
 /// step with the profile (docs/api.md#user-sync, between 2 and 3), mint (3), exchange at Identity Toolkit (4–5) and
 /// complete the login at the backend (6), each later step only when it is configured.

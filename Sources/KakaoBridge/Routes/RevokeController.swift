@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import OpenSSLCrypto
 
 /// Mints Firebase custom tokens (docs/custom-token.md): RS256 over the service account's key, with the audience Identity Toolkit expects.

@@ -1,3 +1,4 @@
+import BridgeSupport
 import CurlHTTP
 
 /// How one upstream's failures become problems (docs/errors.md#upstream-failures): every client declares one table of this shape, and

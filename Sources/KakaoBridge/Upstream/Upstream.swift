@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import CurlHTTP
 
 /// One external system the service calls, and the one shape of every call to it: a deadline, a bound on calls in flight,

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Metrics
 
 /// One upstream's call counters and latency timers, resolved once per outcome: creating a metric per call looks it up in

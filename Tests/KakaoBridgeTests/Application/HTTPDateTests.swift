@@ -1,4 +1,5 @@
 @testable import KakaoBridge
+import BridgeSupport
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import KakaoBridge
+import BridgeSupport
 import Testing
 
 /// The one expiring table behind the caches, the nonce and unlink memories and the rate limiter.

@@ -1,4 +1,5 @@
 @testable import KakaoBridge
+import BridgeSupport
 import Testing
 
 /// Security issue 27, the two connection keys (docs/configuration.md#keys): read from YAML and BRIDGE_*, bounded, and

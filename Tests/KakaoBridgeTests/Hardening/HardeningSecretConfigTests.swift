@@ -1,3 +1,4 @@
+import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing

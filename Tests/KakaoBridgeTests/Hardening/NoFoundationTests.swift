@@ -8,8 +8,8 @@ struct NoFoundationTests {
     /// Every module linked into `kakao-bridge` and `kakao-bridge-sandbox`; `bench-upstreams` and the tests are not the
     /// service.
     static let serviceModules = [
-        "BridgeCommandLine", "BridgeJSON", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns", "kakao-bridge",
-        "kakao-bridge-sandbox",
+        "BridgeCommandLine", "BridgeJSON", "BridgeSupport", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns",
+        "kakao-bridge", "kakao-bridge-sandbox",
     ]
 
     @Test func noServiceModuleImportsFoundation() throws {

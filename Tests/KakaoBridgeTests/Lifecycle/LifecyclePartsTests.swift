@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import Synchronization
 @testable import KakaoBridge
 import Testing

@@ -1,5 +1,6 @@
 import BridgeJSON
 @testable import KakaoBridge
+import BridgeSupport
 import OpenSSLCrypto
 import StandIns
 import Synchronization

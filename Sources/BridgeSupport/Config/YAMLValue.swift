@@ -1,6 +1,6 @@
 /// A configuration file's content as `YAMLReader` reads it: mappings, lists and text, nothing typed yet. Each key's
 /// reader turns the text into its own type, so `port: "8080"` and `port: 8080` mean the same.
-indirect enum YAMLValue: Equatable, Sendable {
+package indirect enum YAMLValue: Equatable, Sendable {
     /// Empty, `~`, `null`, `Null` or `NULL` unquoted: the key keeps its default.
     case null
     case text(String)
@@ -9,14 +9,19 @@ indirect enum YAMLValue: Equatable, Sendable {
     case mapping([YAMLEntry])
 }
 
-struct YAMLEntry: Equatable, Sendable {
-    var key: String
-    var value: YAMLValue
+package struct YAMLEntry: Equatable, Sendable {
+    package var key: String
+    package var value: YAMLValue
+
+    package init(key: String, value: YAMLValue) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// Where and why a file is not YAML we read. The message never quotes the line: it may hold a secret.
-struct YAMLReadingError: Error, Equatable {
-    var line: Int
-    var column: Int
-    var problem: String
+package struct YAMLReadingError: Error, Equatable {
+    package var line: Int
+    package var column: Int
+    package var problem: String
 }

@@ -1,6 +1,6 @@
 /// Small text helpers for configuration parsing, kept out of `String`'s namespace so they cannot clash with others.
-enum ConfigText {
-    static func trimmed(_ text: some StringProtocol) -> String {
+package enum ConfigText {
+    package static func trimmed(_ text: some StringProtocol) -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let start = text.firstIndex(where: { !isSpace($0) }), let end = text.lastIndex(where: { !isSpace($0) })
         else { return "" }
@@ -8,7 +8,7 @@ enum ConfigText {
     }
 
     /// Splits on a multi-character separator without Foundation.
-    static func split(_ text: String, on separator: String) -> [Substring] {
+    package static func split(_ text: String, on separator: String) -> [Substring] {
         var result: [Substring] = []
         var rest = text[...]
         while let range = rest.firstRange(of: separator) {

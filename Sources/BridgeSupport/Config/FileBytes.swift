@@ -4,11 +4,11 @@ import Glibc
 
 /// Files the operator names (the service-account key, a secret's `_file`), read with plain POSIX calls: FileHandle would
 /// map all of Foundation and ICU for this one use.
-enum FileBytes {
+package enum FileBytes {
     /// The whole file, read as a stream rather than mapped by size, so a key handed over through a pipe
     /// (`<(vault read …)`, a FIFO) works too. Nil when it cannot be opened or read. Reading stops past `limit` bytes, so
     /// a path that names a device or a huge file by mistake cannot fill memory: more than `limit` back means "too large".
-    static func read(path: String, limit: Int = .max) -> [UInt8]? {
+    package static func read(path: String, limit: Int = .max) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -27,7 +27,7 @@ enum FileBytes {
     }
 
     /// The permission bits (`st_mode & 0o7777`), following links as `open` does; nil when the file cannot be examined.
-    static func mode(path: String) -> Int? {
+    package static func mode(path: String) -> Int? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_mode & 0o7777)

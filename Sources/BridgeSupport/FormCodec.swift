@@ -4,8 +4,8 @@
 /// Reading: `+` is a space, `%XX` a byte; a name given twice keeps its first value, so a second `user_id` cannot
 /// override the first. Writing, as the WHATWG URL standard does: unreserved bytes as they are, space as `+`, everything
 /// else percent-encoded; exact for any text.
-enum FormCodec {
-    static func parse(_ text: Substring) -> [String: String] {
+package enum FormCodec {
+    package static func parse(_ text: Substring) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let name = pair.prefix { $0 != "=" }
@@ -17,7 +17,7 @@ enum FormCodec {
     }
 
     /// `nil` for a malformed escape or bytes that are not UTF-8.
-    static func decode(_ text: Substring) -> String? {
+    package static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -44,11 +44,11 @@ enum FormCodec {
         }
     }
 
-    static func encode(_ fields: [(String, String)]) -> String {
+    package static func encode(_ fields: [(String, String)]) -> String {
         fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

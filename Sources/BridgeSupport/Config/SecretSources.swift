@@ -3,9 +3,9 @@
 ///
 /// Files are read once every source is applied, not as their key is met: a later source may name another file, and the
 /// file an earlier one named may not exist where the service runs.
-struct SecretSources {
+package struct SecretSources {
     /// A secret is a few dozen bytes; a longer file is a wrong path (a log, a device), refused rather than read whole.
-    static let maxFileBytes = 64 * 1024
+    package static let maxFileBytes = 64 * 1024
 
     /// Secret key path → where its value was given: "the configuration file" or the variable's name.
     private var values: [String: String] = [:]
@@ -15,7 +15,7 @@ struct SecretSources {
     private(set) var inConfigurationFile: [String] = []
 
     /// A secret given as a value; an empty one is no value (it turns its feature off, as the default does).
-    mutating func value(_ secret: String, _ text: String, variable: String?) {
+    package mutating func value(_ secret: String, _ text: String, variable: String?) {
         guard !text.isEmpty else {
             values[secret] = nil
             return
@@ -25,20 +25,20 @@ struct SecretSources {
     }
 
     /// A secret's `_file` key; an empty path names no file.
-    mutating func file(_ secret: String, _ path: String, label: String, variable: String?) {
+    package mutating func file(_ secret: String, _ path: String, label: String, variable: String?) {
         files[secret] = path.isEmpty ? nil : (path, label, variable)
     }
 
     /// What reading the named files gave: problems as `label: problem` lines, the secrets that could not be read (their
     /// own rules would only add noise) and, for each secret read, what named its file (for later problems' labels).
-    struct Outcome {
-        var problems: [String] = []
-        var unreadable: Set<String> = []
-        var namedBy: [String: String] = [:]
+    package struct Outcome {
+        package var problems: [String] = []
+        package var unreadable: Set<String> = []
+        package var namedBy: [String: String] = [:]
     }
 
     /// Reads every named file into `config`. A secret given both ways is refused: which one was meant is a guess.
-    func read(into config: inout BridgeConfig, keys: [ConfigKey]) -> Outcome {
+    package func read(into config: inout BridgeConfig, keys: [ConfigKey]) -> Outcome {
         var outcome = Outcome()
         for key in keys {
             guard let file = files[key.path], case .string(let keyPath) = key.field else { continue }
@@ -62,13 +62,13 @@ struct SecretSources {
         return outcome
     }
 
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        package let reason: String
     }
 
     /// The secret in `path`, without one trailing newline (`\n` or `\r\n`, as `echo` and editors leave it); or why it
     /// cannot be used. The reason names the file, never its content.
-    static func read(_ path: String) -> Result<String, Refusal> {
+    package static func read(_ path: String) -> Result<String, Refusal> {
         if let refusal = PrivateFile.refusal(path) { return .failure(Refusal(reason: refusal)) }
         guard let bytes = FileBytes.read(path: path, limit: maxFileBytes) else {
             return .failure(Refusal(reason: "cannot read \(path) (missing, or not readable by the service's user)"))

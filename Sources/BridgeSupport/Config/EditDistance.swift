@@ -1,6 +1,6 @@
 /// Levenshtein distance, for "did you mean" hints on misspelt keys.
-enum EditDistance {
-    static func between(_ lhs: String, _ rhs: String) -> Int {
+package enum EditDistance {
+    package static func between(_ lhs: String, _ rhs: String) -> Int {
         let a = Array(lhs), b = Array(rhs)
         if a.isEmpty { return b.count }
         var previous = Array(0...b.count)

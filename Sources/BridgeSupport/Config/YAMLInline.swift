@@ -1,18 +1,18 @@
 /// A value written on one line: plain text, quoted text, or a one-line `[ ]` list or `{ }` mapping (see `YAMLReader`).
-struct YAMLInline {
-    let text: ArraySlice<Unicode.Scalar>
-    let line: YAMLReader.Line
-    var position: Int
+package struct YAMLInline {
+    package let text: ArraySlice<Unicode.Scalar>
+    package let line: YAMLReader.Line
+    package var position: Int
     private var depth = 0
 
-    init(text: ArraySlice<Unicode.Scalar>, line: YAMLReader.Line) {
+    package init(text: ArraySlice<Unicode.Scalar>, line: YAMLReader.Line) {
         self.text = text
         self.line = line
         self.position = text.startIndex
     }
 
     /// The whole of `text` as one value; anything after it is an error.
-    static func value(_ text: ArraySlice<Unicode.Scalar>, line: YAMLReader.Line) throws(YAMLReadingError) -> YAMLValue {
+    package static func value(_ text: ArraySlice<Unicode.Scalar>, line: YAMLReader.Line) throws(YAMLReadingError) -> YAMLValue {
         var cursor = YAMLInline(text: text, line: line)
         let value = try cursor.value(inFlow: false)
         cursor.skipBlanks()
@@ -20,17 +20,17 @@ struct YAMLInline {
         return value
     }
 
-    var peek: Unicode.Scalar? { position < text.endIndex ? text[position] : nil }
+    package var peek: Unicode.Scalar? { position < text.endIndex ? text[position] : nil }
 
-    func isBlankOrEnd(at index: Int) -> Bool {
+    package func isBlankOrEnd(at index: Int) -> Bool {
         index >= text.endIndex || text[index] == " " || text[index] == "\t"
     }
 
-    mutating func skipBlanks() {
+    package mutating func skipBlanks() {
         while let scalar = peek, scalar == " " || scalar == "\t" { position += 1 }
     }
 
-    func error(_ problem: String) -> YAMLReadingError {
+    package func error(_ problem: String) -> YAMLReadingError {
         YAMLReadingError(line: line.number, column: line.indent + position + 1, problem: problem)
     }
 
@@ -81,7 +81,7 @@ struct YAMLInline {
     }
 
     /// 'single-quoted' ('' is a quote) or "double-quoted" (with YAML's escapes); it must close on the same line.
-    mutating func quoted() throws(YAMLReadingError) -> String {
+    package mutating func quoted() throws(YAMLReadingError) -> String {
         let open = text[position]
         let start = position
         position += 1

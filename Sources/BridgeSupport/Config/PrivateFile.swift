@@ -2,20 +2,20 @@
 /// service-account key, a secret's `_file`, and a configuration file with a secret written in it. A file that other users
 /// of the machine can read or write (`mode & 0o007`) is refused with the fix; group access stays allowed (Kubernetes
 /// secrets mounted with `fsGroup` are 0440).
-enum PrivateFile {
+package enum PrivateFile {
     /// The file's permission bits when others may read or write it; nil when it is private, or cannot be examined (reading
     /// it then reports why).
-    static func exposedMode(_ path: String) -> Int? {
+    package static func exposedMode(_ path: String) -> Int? {
         guard let mode = FileBytes.mode(path: path), mode & 0o007 != 0 else { return nil }
         return mode
     }
 
     /// Why `path` is refused and how to fix it, or nil when it is private. Never the file's content.
-    static func refusal(_ path: String) -> String? {
+    package static func refusal(_ path: String) -> String? {
         exposedMode(path).map { refusal(path, mode: $0) }
     }
 
-    static func refusal(_ path: String, mode: Int) -> String {
+    package static func refusal(_ path: String, mode: Int) -> String {
         "\(path) is readable or writable by every user of this machine (mode \(String(mode & 0o777, radix: 8))); "
             + "make it private to the service: chmod 600 \(path) (or chmod 640 with a group only the service is in)"
     }

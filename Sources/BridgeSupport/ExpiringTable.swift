@@ -2,7 +2,7 @@ import DequeModule
 
 /// What an `ExpiringTable` holds: a reference (the table's order keeps one per insertion and tells a replaced entry by
 /// identity), with its key and the moment it stops counting.
-protocol ExpiringEntry: AnyObject {
+package protocol ExpiringEntry: AnyObject {
     associatedtype Key: Hashable
     associatedtype Moment: Comparable
     var key: Key { get }
@@ -19,30 +19,30 @@ protocol ExpiringEntry: AnyObject {
 ///
 /// Pure bookkeeping: no clock and no lock. Its owner holds it under a `Mutex` and passes the time in, so the tests drive
 /// it with moments of their choosing.
-struct ExpiringTable<Entry: ExpiringEntry> {
-    enum WhenFull: Sendable {
+package struct ExpiringTable<Entry: ExpiringEntry> {
+    package enum WhenFull: Sendable {
         case dropOldest
         case refuseNew
     }
 
-    let maxEntries: Int
-    let whenFull: WhenFull
+    package let maxEntries: Int
+    package let whenFull: WhenFull
     private var entries: [Entry.Key: Entry] = [:]
     private var order = Deque<Entry>()
 
-    init(maxEntries: Int, whenFull: WhenFull = .dropOldest) {
+    package init(maxEntries: Int, whenFull: WhenFull = .dropOldest) {
         self.maxEntries = max(1, maxEntries)
         self.whenFull = whenFull
     }
 
     /// Entries held, live or expired but not yet dropped.
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Slots in the insertion order, stale ones included (tests: the order stays bounded).
-    var orderCount: Int { order.count }
+    package var orderCount: Int { order.count }
 
     /// The live entry for `key`; an expired one is dropped on the way.
-    mutating func entry(for key: Entry.Key, now: Entry.Moment) -> Entry? {
+    package mutating func entry(for key: Entry.Key, now: Entry.Moment) -> Entry? {
         guard let entry = entries[key] else { return nil }
         guard now < entry.expiresAt else {
             entries[key] = nil
@@ -54,7 +54,7 @@ struct ExpiringTable<Entry: ExpiringEntry> {
     /// Puts `entry` in (replacing the entry of its key). `false` only with `.refuseNew`, when the table is full of live
     /// entries and the key is new.
     @discardableResult
-    mutating func insert(_ entry: Entry, now: Entry.Moment) -> Bool {
+    package mutating func insert(_ entry: Entry, now: Entry.Moment) -> Bool {
         let isNew = entries[entry.key] == nil
         if isNew {
             dropFront(now: now, room: 1)
@@ -68,11 +68,11 @@ struct ExpiringTable<Entry: ExpiringEntry> {
     }
 
     @discardableResult
-    mutating func remove(_ key: Entry.Key) -> Entry? { entries.removeValue(forKey: key) }
+    package mutating func remove(_ key: Entry.Key) -> Entry? { entries.removeValue(forKey: key) }
 
     /// Removes every entry `matching` says; returns how many. A walk over the table: for rare events (an unlink).
     @discardableResult
-    mutating func removeAll(where matching: (Entry) -> Bool) -> Int {
+    package mutating func removeAll(where matching: (Entry) -> Bool) -> Int {
         let keys = entries.compactMap { matching($0.value) ? $0.key : nil }
         for key in keys { entries[key] = nil }
         return keys.count

@@ -4,16 +4,16 @@ import Synchronization
 /// runs wait for that work's value instead of starting their own. No task is spawned per run; a caller that must not be
 /// hurt by the leader's cancellation shields its work itself (the key caches do). Serves every cache that fetches:
 /// Kakao verifications and Google's certificates.
-final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private typealias Waiter = CheckedContinuation<Value?, Never>
 
     private let pending = Mutex<[Key: [Waiter]]>([:])
 
-    init() {}
+    package init() {}
 
     /// `work`'s value for `key`, from this caller's run or from the run already under way (`joined`).
     /// `work` should look at the caller's cache first: a run that ended just before this one started may have filled it.
-    func run(_ key: Key, _ work: () async -> Value) async -> (value: Value, joined: Bool) {
+    package func run(_ key: Key, _ work: () async -> Value) async -> (value: Value, joined: Bool) {
         let leads = pending.withLock { table in
             guard table[key] == nil else { return false }
             table[key] = []
@@ -31,7 +31,7 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Whether a run for `key` is under way.
-    func isRunning(_ key: Key) -> Bool { pending.withLock { $0[key] != nil } }
+    package func isRunning(_ key: Key) -> Bool { pending.withLock { $0[key] != nil } }
 
     /// `nil`: the run ended before this caller could wait for it.
     private func join(_ key: Key) async -> Value? {

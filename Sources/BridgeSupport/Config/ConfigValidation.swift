@@ -1,20 +1,20 @@
 /// The rules of docs/configuration.md#validation, checked on a typed configuration. Each issue names its key so the loader can add where the
 /// value came from; no message contains a secret's value.
-struct ConfigIssue: Equatable {
-    let path: String
-    let message: String
+package struct ConfigIssue: Equatable {
+    package let path: String
+    package let message: String
 }
 
-enum ConfigValidation {
-    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-    static let logFormats = ["json", "text"]
+package enum ConfigValidation {
+    package static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    package static let logFormats = ["json", "text"]
     /// Firebase uids are at most 128 characters (UTF-16 code units, as Google counts them) and a Kakao id has up to 20
     /// digits.
-    static let maxUIDPrefixLength = 128 - 20
+    package static let maxUIDPrefixLength = 128 - 20
     /// A token Kakao revoked (the user logged out) must not keep working for long.
-    static let maxKakaoCacheSeconds = 300
+    package static let maxKakaoCacheSeconds = 300
 
-    static func issues(in config: BridgeConfig) -> [ConfigIssue] {
+    package static func issues(in config: BridgeConfig) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func check(_ ok: Bool, _ path: String, _ message: @autoclosure () -> String) {
             if !ok { issues.append(ConfigIssue(path: path, message: message())) }
@@ -117,7 +117,7 @@ enum ConfigValidation {
 
     /// docs/configuration.md#keys, `kakao.oidc.*`. The JWKS URL gets the rule of every upstream URL: a plain-HTTP one
     /// would let anyone on the path forge ID tokens.
-    static func oidcIssues(
+    package static func oidcIssues(
         _ oidc: BridgeConfig.Kakao.OIDC, url: (String, String, Bool) -> Void, check: (Bool, String, @autoclosure () -> String) -> Void
     ) {
         url(oidc.jwksURL, "kakao.oidc.jwks_url", false)
@@ -129,7 +129,7 @@ enum ConfigValidation {
 
     /// Kakao's admin keys are 32 hexadecimal characters, either case (docs/configuration.md#keys): anything else cannot be
     /// one, and would leave the webhook refusing every call Kakao makes, or open it to a guessable key.
-    static func isAdminKey(_ text: String) -> Bool {
+    package static func isAdminKey(_ text: String) -> Bool {
         text.utf8.count == 32 && text.utf8.allSatisfy { byte in
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                 || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
@@ -137,7 +137,7 @@ enum ConfigValidation {
     }
 
     /// `http://` or `https://`, a non-empty host, an optional numeric port, no whitespace.
-    static func isHTTPURL(_ text: String) -> Bool {
+    package static func isHTTPURL(_ text: String) -> Bool {
         guard !text.contains(where: { $0.isWhitespace }) else { return false }
         let lowered = text.lowercased()
         let rest: Substring
@@ -165,7 +165,7 @@ enum ConfigValidation {
     }
 
     /// `https://`, or `http://` to a loopback host (127.0.0.0/8, ::1, localhost): the stand-ins and local sidecars.
-    static func isSecureOrLoopback(_ text: String) -> Bool {
+    package static func isSecureOrLoopback(_ text: String) -> Bool {
         let lowered = text.lowercased()
         if lowered.hasPrefix("https://") { return true }
         guard lowered.hasPrefix("http://") else { return false }
@@ -181,7 +181,7 @@ enum ConfigValidation {
     }
 
     /// The host of `host:port` or `[v6]:port`; `nil` when the text is not of that shape.
-    static func emulatorHostName(_ text: String) -> String? {
+    package static func emulatorHostName(_ text: String) -> String? {
         guard !text.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "@" || $0 == "?" || $0 == "#" }),
               let colon = text.lastIndex(of: ":"), validPort(text[colon...]) else { return nil }
         var host = text[..<colon]
@@ -195,7 +195,7 @@ enum ConfigValidation {
     }
 
     /// `127.0.0.0/8`, `::1` or the name `localhost`: where the stand-ins and a local emulator live.
-    static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let lowered = host.lowercased()
         if lowered == "localhost" || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
         let octets = lowered.split(separator: ".", omittingEmptySubsequences: false)

@@ -2,8 +2,8 @@
 ///
 /// The table is the single source of truth for YAML paths and `BRIDGE_*` names: environment variables are matched
 /// against it rather than split on `_`, because `_` also appears inside key names (`rate_limit.per_client_per_minute`).
-struct ConfigKey {
-    enum Field {
+package struct ConfigKey {
+    package enum Field {
         case string(WritableKeyPath<BridgeConfig, String>)
         case int(WritableKeyPath<BridgeConfig, Int>)
         case int64(WritableKeyPath<BridgeConfig, Int64>)
@@ -13,7 +13,7 @@ struct ConfigKey {
         /// One word of a fixed set (`ConfigChoice`): `set` stores it and says whether it was one; `words` names them all.
         case choice(words: [String], set: (inout BridgeConfig, String) -> Bool)
 
-        static func choice<Value: ConfigChoice>(_ keyPath: WritableKeyPath<BridgeConfig, Value>) -> Field {
+        package static func choice<Value: ConfigChoice>(_ keyPath: WritableKeyPath<BridgeConfig, Value>) -> Field {
             .choice(words: Value.allCases.map(\.rawValue)) { config, word in
                 guard let value = Value(rawValue: word) else { return false }
                 config[keyPath: keyPath] = value
@@ -25,25 +25,25 @@ struct ConfigKey {
         case secretFile(of: String)
     }
 
-    let path: String
-    let field: Field
+    package let path: String
+    package let field: Field
     /// Secret values never appear in problem messages.
-    let isSecret: Bool
+    package let isSecret: Bool
 
-    init(_ path: String, _ field: Field, secret: Bool = false) {
+    package init(_ path: String, _ field: Field, secret: Bool = false) {
         self.path = path
         self.field = field
         self.isSecret = secret
     }
 
-    var section: Substring { path.prefix { $0 != "." } }
+    package var section: Substring { path.prefix { $0 != "." } }
 
-    var environmentName: String {
+    package var environmentName: String {
         "BRIDGE_" + String(path.uppercased().map { $0 == "." ? "_" : $0 })
     }
 
     /// Computed rather than stored: key paths are not `Sendable`, and the table is only read at start-up.
-    static var all: [ConfigKey] {
+    package static var all: [ConfigKey] {
         [
             ConfigKey("server.host", .string(\.server.host)),
             ConfigKey("server.port", .int(\.server.port)),
@@ -98,7 +98,7 @@ struct ConfigKey {
 }
 
 /// A value before it is typed: from YAML it may be any node shape, from the environment it is always text.
-enum RawConfigValue {
+package enum RawConfigValue {
     /// YAML `~`, `null` or nothing: keeps the default.
     case null
     case text(String)
@@ -109,7 +109,7 @@ enum RawConfigValue {
 
 extension ConfigKey {
     /// Stores `raw` into `config`, or returns why it cannot (without the key's name, which the caller adds).
-    func apply(_ raw: RawConfigValue, to config: inout BridgeConfig) -> [String] {
+    package func apply(_ raw: RawConfigValue, to config: inout BridgeConfig) -> [String] {
         if case .null = raw { return [] }
         switch field {
         case .string(let keyPath):
@@ -168,7 +168,7 @@ extension ConfigKey {
         return []
     }
 
-    static func parseBool(_ text: String) -> Bool? {
+    package static func parseBool(_ text: String) -> Bool? {
         switch ConfigText.trimmed(text).lowercased() {
         case "true", "yes", "1": true
         case "false", "no", "0": false

@@ -6,23 +6,23 @@
 /// Why not a YAML library: the one at hand, Yams, imports all of Foundation, and loading Foundation maps ICU with it:
 /// megabytes resident for the life of the process (docs/benchmarks.md#memory-and-speed-rules-in-the-code), for a file
 /// read once at start-up (docs/configuration.md).
-struct YAMLReader {
+package struct YAMLReader {
     /// One line that holds something: its indentation, and its text without the indentation, comment or trailing blanks.
-    struct Line {
-        var number: Int
-        var indent: Int
-        var text: [Unicode.Scalar]
+    package struct Line {
+        package var number: Int
+        package var indent: Int
+        package var text: [Unicode.Scalar]
     }
 
     /// Deeper than any configuration goes; the limit keeps a hostile file from exhausting the stack.
-    static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     private var lines: [Line]
     private var index = 0
     private var depth = 0
 
     /// The document, or nil when the text holds nothing but blanks and comments.
-    static func read(_ text: String) throws(YAMLReadingError) -> YAMLValue? {
+    package static func read(_ text: String) throws(YAMLReadingError) -> YAMLValue? {
         var reader = YAMLReader(lines: try lines(of: text))
         guard let first = reader.lines.first else { return nil }
         let value = try reader.block(indent: first.indent)
@@ -35,7 +35,7 @@ struct YAMLReader {
 
     // MARK: Lines
 
-    static func lines(of text: String) throws(YAMLReadingError) -> [Line] {
+    package static func lines(of text: String) throws(YAMLReadingError) -> [Line] {
         var lines: [Line] = []
         var number = 0
         for raw in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {

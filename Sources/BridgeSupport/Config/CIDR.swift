@@ -56,12 +56,12 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Textual IP addresses to bytes: 4 for IPv4, 16 for IPv6.
-enum IPAddressParser {
-    static func parse(_ text: String) -> [UInt8]? {
+package enum IPAddressParser {
+    package static func parse(_ text: String) -> [UInt8]? {
         text.contains(":") ? parseV6(text) : parseV4(Substring(text))
     }
 
-    static func parseV4(_ text: Substring) -> [UInt8]? {
+    package static func parseV4(_ text: Substring) -> [UInt8]? {
         let octets = text.split(separator: ".", omittingEmptySubsequences: false)
         guard octets.count == 4 else { return nil }
         var bytes: [UInt8] = []
@@ -75,7 +75,7 @@ enum IPAddressParser {
         return bytes
     }
 
-    static func parseV6(_ text: String) -> [UInt8]? {
+    package static func parseV6(_ text: String) -> [UInt8]? {
         let halves = ConfigText.split(text, on: "::")
         guard halves.count <= 2 else { return nil }
         guard let head = groups(halves[0], allowIPv4Tail: halves.count == 1) else { return nil }

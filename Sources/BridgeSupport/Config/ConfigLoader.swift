@@ -3,7 +3,7 @@ import FoundationEssentials
 /// Turns the YAML file and `BRIDGE_*` variables into a `BridgeConfig` (docs/configuration.md#sources-and-precedence), or refuses with every problem.
 public enum ConfigLoader {
     /// Variables that start with `BRIDGE_` but are not keys; everything else with that prefix is reported as a typo.
-    static let nonKeyVariables: Set<String> = ["BRIDGE_CONFIG"]
+    package static let nonKeyVariables: Set<String> = ["BRIDGE_CONFIG"]
     /// The variable every Firebase Admin SDK reads; the service honours it the same way (docs/configuration.md#keys),
     /// below `BRIDGE_FIREBASE_EMULATOR_HOST`, which names the key itself.
     public static let emulatorHostVariable = "FIREBASE_AUTH_EMULATOR_HOST"
@@ -40,7 +40,7 @@ public enum ConfigLoader {
 
     /// `exposedFile`: the configuration file and its mode when other users may read it; a secret written in it is then
     /// refused (docs/configuration.md#secrets-in-files).
-    static func parse(
+    package static func parse(
         yaml: String, environment: [String: String], exposedFile: (path: String, mode: Int)?
     ) throws(ConfigError) -> BridgeConfig {
         var reader = Reader()
@@ -62,18 +62,18 @@ public enum ConfigLoader {
 
 /// Accumulates the configuration and its problems while the sources are applied in order: defaults, YAML, environment.
 private struct Reader {
-    var config = BridgeConfig()
-    var problems: [String] = []
-    var yamlUnreadable = false
-    let keys = ConfigKey.all
+    package var config = BridgeConfig()
+    package var problems: [String] = []
+    package var yamlUnreadable = false
+    package let keys = ConfigKey.all
     /// Keys whose value could not be read: validating their default would only add noise.
-    var unreadable: Set<String> = []
+    package var unreadable: Set<String> = []
     /// Key path → the variable that set it (or, for a secret, the `_file` key that named its file), so problems point at
     /// what the operator must fix.
-    var setByEnvironment: [String: String] = [:]
-    var secrets = SecretSources()
+    package var setByEnvironment: [String: String] = [:]
+    package var secrets = SecretSources()
 
-    mutating func readYAML(_ yaml: String) {
+    package mutating func readYAML(_ yaml: String) {
         let root: YAMLValue?
         do {
             root = try YAMLReader.read(yaml)
@@ -145,7 +145,7 @@ private struct Reader {
 
     /// docs/configuration.md#secrets-in-files: a secret written in a configuration file other users can read is refused
     /// like a key file; the secrets are named, never their values.
-    mutating func refuseSecretsIn(_ file: (path: String, mode: Int)) {
+    package mutating func refuseSecretsIn(_ file: (path: String, mode: Int)) {
         let written = secrets.inConfigurationFile
         guard !written.isEmpty else { return }
         problems.append(
@@ -156,14 +156,14 @@ private struct Reader {
     }
 
     /// Reads the files the `_file` keys name, after every source: the last one to name a file wins, as for any key.
-    mutating func readSecretFiles() {
+    package mutating func readSecretFiles() {
         let outcome = secrets.read(into: &config, keys: keys)
         problems += outcome.problems
         unreadable.formUnion(outcome.unreadable)
         setByEnvironment.merge(outcome.namedBy) { $1 }
     }
 
-    mutating func readEnvironment(_ environment: [String: String]) {
+    package mutating func readEnvironment(_ environment: [String: String]) {
         if let host = environment[ConfigLoader.emulatorHostVariable], !host.isEmpty {
             config.firebase.emulatorHost = host
             setByEnvironment["firebase.emulator_host"] = ConfigLoader.emulatorHostVariable
@@ -187,7 +187,7 @@ private struct Reader {
         }
     }
 
-    mutating func validate() {
+    package mutating func validate() {
         for issue in ConfigValidation.issues(in: config) where !unreadable.contains(issue.path) {
             problems.append("\(label(issue.path)): \(issue.message)")
         }
