@@ -172,7 +172,11 @@ struct BenchUpstreams: AsyncParsableCommand {
         let final = directory.appendingPathComponent(name)
         let temporary = directory.appendingPathComponent(name + ".tmp")
         try Data(text.utf8).write(to: temporary)
-        guard rename(temporary.path, final.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        // The service refuses a configuration file that others can read when it holds a secret
+        // (docs/configuration.md#secrets-in-files); these hold the hook secret and the Web API key.
+        guard chmod(temporary.path, 0o600) == 0, rename(temporary.path, final.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown)
+        }
     }
 
     private static func waitForTermination() async {
