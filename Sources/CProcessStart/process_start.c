@@ -1,7 +1,7 @@
 // SIGHUP is held off from before `main` (docs/configuration.md#reloading-with-sighup). The dynamic loader, Swift's
 // runtime and argument parsing take milliseconds after exec, and until the reload service's signal source is registered
 // SIGHUP's default action would end the process: `systemctl reload` right after `start` (Type=exec counts the unit as
-// started at exec) did (security issue 27).
+// started at exec) did.
 //
 // Blocked: every thread inherits the mask of the thread that starts it, so no thread takes the signal, and libdispatch's
 // signal source on Linux reads it through signalfd, which needs it blocked. Also ignored, because blocking alone is not
