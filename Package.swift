@@ -62,12 +62,31 @@ let package = Package(
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: swiftSettings
         ),
-        // The service: everything `serve` runs and the tests build.
+        // One folder per outside system (Kakao, Kakao's keys, Identity Toolkit and Google's certificates, Google's token
+        // endpoint and the Admin API, the backend), the one call shape they share, the caches in front of them, the
+        // tokens the service signs and the problems they fail with. It knows no feature and no route.
+        .target(
+            name: "Upstreams",
+            dependencies: [
+                "BridgeJSON",
+                "BridgeSupport",
+                "CurlHTTP",
+                "OpenSSLCrypto",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The service: its features and its edge (server loop, admission, routes, middleware, logs and metrics).
         .target(
             name: "KakaoBridge",
             dependencies: [
                 "BridgeJSON",
                 "BridgeSupport",
+                "Upstreams",
                 "CurlHTTP",
                 "OpenSSLCrypto",
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -102,6 +121,7 @@ let package = Package(
             dependencies: [
                 "KakaoBridge",
                 "BridgeSupport",
+                "Upstreams",
                 "CGlibcMalloc",
                 "CProcessStart",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -116,6 +136,7 @@ let package = Package(
                 "BridgeCommandLine",
                 "BridgeSupport",
                 "CurlHTTP",
+                "Upstreams",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -129,6 +150,7 @@ let package = Package(
                 "BridgeJSON",
                 "BridgeSupport",
                 "StandIns",
+                "Upstreams",
                 "CurlHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -147,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeJSON", "BridgeSupport", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "KakaoBridge", "BridgeJSON", "BridgeSupport", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
                 "kakao-bridge-sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

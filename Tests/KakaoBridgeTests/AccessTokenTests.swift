@@ -7,6 +7,7 @@ import HTTPTypes
 import OpenSSLCrypto
 import StandIns
 import Testing
+import Upstreams
 
 /// The Admin API's credential (docs/api.md#credentials, CONTRACT §7): the JWT-bearer assertion, one fetch for many
 /// logins, kept until 5 minutes before expiry, one fetch at a time, failures not kept.

@@ -4,6 +4,7 @@ import CurlHTTP
 @testable import KakaoBridge
 import StandIns
 import Testing
+import Upstreams
 
 @Suite("Google securetoken certificate cache (CONTRACT §2)")
 struct CertificateCacheTests {

@@ -5,6 +5,7 @@ import Foundation
 import OpenSSLCrypto
 import StandIns
 import Testing
+import Upstreams
 
 /// The Firebase Auth Emulator (docs/api.md#the-auth-emulator, CONTRACT §11), as the Admin SDKs honour it.
 @Suite("Auth Emulator (CONTRACT §11)")

@@ -7,6 +7,7 @@ import OpenSSLCrypto
 import StandIns
 import Synchronization
 import Testing
+import Upstreams
 
 /// A Unix clock the test moves by hand.
 final class ManualUnixClock: Sendable {

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import OpenSSLCrypto
 import Testing
+import Upstreams
 
 /// Every JSON the service writes comes from `JSONWriter`. Each shape is held here against what Foundation's `JSONEncoder`
 /// writes for the same content (`Encodable` mirrors that exist only in this file), compared as JSON values.

@@ -3,6 +3,7 @@ import Foundation
 @testable import KakaoBridge
 import OpenSSLCrypto
 import Testing
+import Upstreams
 
 /// The nonces of `GET /v1/kakao/nonce` and the memory of used ones (docs/api.md#get-v1kakaononce), as units.
 @Suite struct KakaoNonceTests {

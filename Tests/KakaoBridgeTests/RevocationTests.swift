@@ -4,6 +4,7 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import Upstreams
 
 /// `hook.check_revoked` (docs/api.md#revocation-on-the-hook, CONTRACT §7), as `verifyIdToken(token, true)`.
 @Suite("Revocation on the hook (CONTRACT §7)")

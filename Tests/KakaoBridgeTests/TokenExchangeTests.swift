@@ -4,6 +4,7 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import Upstreams
 
 /// Steps 1–3 (contract §1, §2, §4). The service's own rules (what the answer holds, the custom token's shape, routes and
 /// configuration) run at the router's depth with in-memory upstreams; the tests that hand a minted custom token to the

@@ -6,6 +6,7 @@ import HTTPTypes
 @testable import KakaoBridge
 import StandIns
 import Testing
+import Upstreams
 
 /// The user sync of docs/api.md#user-sync (CONTRACT §7), rule by rule, at the router's depth with the in-memory Admin
 /// API and token endpoint. The wire (Google's paths, bodies and errors) is `AdminEndToEndTests`' business.

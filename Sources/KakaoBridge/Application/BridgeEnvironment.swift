@@ -1,6 +1,7 @@
 import BridgeSupport
 import Logging
 import NIOCore
+import Upstreams
 
 /// What `buildApplication` needs besides configuration and upstreams; `serve`, the sandbox and the tests pass their own.
 public struct BridgeEnvironment: Sendable {

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import Upstreams
 
 /// Per-request state shared by `EdgeMiddleware` and the controllers.
 public struct BridgeRequestContext: RequestContext {

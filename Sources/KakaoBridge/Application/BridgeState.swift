@@ -1,6 +1,7 @@
 import BridgeSupport
 import Logging
 import Synchronization
+import Upstreams
 
 /// Everything a request needs that comes from configuration. Replaced as a whole on reload (SIGHUP), so a request sees
 /// one consistent state from start to end.

@@ -1,6 +1,7 @@
 import BridgeSupport
 import Hummingbird
 import Metrics
+import Upstreams
 
 /// Applies `rate_limit.per_client_per_minute` per client (after `ClientAddress`): an IPv4 address, or an
 /// IPv6 /64 (one host usually holds a whole /64, so per-address buckets would be free for it to multiply). Probes and the

@@ -6,6 +6,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import Upstreams
 
 /// The public listener's byte-level guards, in front of the HTTP codec:
 /// - `server.max_connections`: past the cap a new connection gets a fast 503 problem and is closed, instead of queueing

@@ -1,5 +1,6 @@
 import BridgeSupport
 import Hummingbird
+import Upstreams
 
 /// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client
 /// (`ClientAddress`), the in-flight gauge, the path's one spelling (`CanonicalPath`), the client's rate limit

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import Upstreams
 
 /// Fetches Google's certificates as soon as the service starts, and again after a reload swapped in a new hook
 /// verifier, so that `/readyz` turns ready when they arrive rather than on the first hook call (which a load balancer

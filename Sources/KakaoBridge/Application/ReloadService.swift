@@ -3,6 +3,7 @@ import FoundationEssentials
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import Upstreams
 
 /// SIGHUP: reads the configuration file and the service-account file again and swaps the state in one step, so a request
 /// sees either the old state or the new one, never a mix, and none is dropped. A reload that fails keeps the old state.

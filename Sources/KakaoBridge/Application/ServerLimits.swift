@@ -4,6 +4,7 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import Upstreams
 
 /// Connection-level limits of the public listener: how long a connection may sit idle or dribble its request head, and
 /// how large a request head may be. Body limits live with the routes that read bodies (`RequestLimits`).

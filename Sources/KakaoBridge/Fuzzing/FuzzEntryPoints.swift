@@ -1,6 +1,7 @@
 import BridgeJSON
 import BridgeSupport
 import CurlHTTP
+import Upstreams
 
 /// The parsers that read what strangers send, opened to the libFuzzer targets in `Fuzz/` (and to nothing else: the SPI
 /// keeps them out of the public API). Each takes arbitrary bytes and must return without crashing, hanging or leaking.

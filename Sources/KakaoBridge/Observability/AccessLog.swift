@@ -1,5 +1,7 @@
+import BridgeSupport
 import Hummingbird
 import Logging
+import Upstreams
 
 /// One line per request through the request's logger (which carries `request_id`): method, matched route template,
 /// status, duration, client address and the time spent per upstream. The raw path and query are never logged: the

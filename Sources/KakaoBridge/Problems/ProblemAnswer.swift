@@ -2,6 +2,7 @@ import BridgeJSON
 import Hummingbird
 import Logging
 import NIOCore
+import Upstreams
 
 /// Turns every failure of a request into the problem body of docs/errors.md#problem-body: `Problem`s as they are, Hummingbird's own errors
 /// (no route, body too large) into their codes, and anything else into a logged internal error without details.

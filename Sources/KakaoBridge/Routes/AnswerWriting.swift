@@ -1,4 +1,5 @@
 import BridgeJSON
+import Upstreams
 
 /// The answers of docs/api.md, written with `JSONWriter`; `JSONWriterTests` holds each next to what Foundation writes.
 
@@ -26,17 +27,6 @@ extension FirebaseSession: JSONWritable {
         writer.int(expiresIn)
         writer.key("is_new_user")
         writer.bool(isNewUser)
-        writer.closeObject()
-    }
-}
-
-extension LoginResult: JSONWritable {
-    public func write(to writer: inout JSONWriter) {
-        writer.openObject()
-        writer.key("status")
-        writer.int(status)
-        writer.key("body")
-        writer.value(body)
         writer.closeObject()
     }
 }

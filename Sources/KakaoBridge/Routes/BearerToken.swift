@@ -1,4 +1,5 @@
 import Hummingbird
+import Upstreams
 
 /// Reads `Authorization: Bearer <token>`: the one way the service accepts credentials.
 enum BearerToken {
@@ -27,14 +28,5 @@ enum BearerToken {
                 || byte == UInt8(ascii: "=")
         }
         guard allowed else { throw Problem.invalidRequest("The token contains characters a token cannot have.") }
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var slice = Substring(self)
-        while slice.first == " " || slice.first == "\t" { slice.removeFirst() }
-        while slice.last == " " || slice.last == "\t" { slice.removeLast() }
-        return String(slice)
     }
 }

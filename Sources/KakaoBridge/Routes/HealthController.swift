@@ -1,6 +1,7 @@
 import BridgeJSON
 import BridgeSupport
 import Hummingbird
+import Upstreams
 
 /// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, certificates fetched when the hook is on,
 /// and not draining).

@@ -1,5 +1,6 @@
 import BridgeJSON
 import Hummingbird
+import Upstreams
 
 /// `GET /v1/kakao/nonce` (docs/api.md#get-v1kakaononce): a nonce for the Kakao SDK's login, which Kakao copies into the ID
 /// token. Issuing stores nothing (`KakaoNonces`). Switched off, like all of OpenID Connect, while `kakao.oidc.audiences`

@@ -1,5 +1,6 @@
 import BridgeSupport
 import Hummingbird
+import Upstreams
 
 /// `GET /v1/kakao/{access_token}`: the route apps already in the field call (they append the token to a base URL and decode
 /// `{"data": [{"token", "kakao_token"}]}`). Steps 2–3 only. The path carries a token, so nothing here logs the raw path:

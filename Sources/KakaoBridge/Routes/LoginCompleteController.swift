@@ -3,6 +3,7 @@ import BridgeSupport
 import Hummingbird
 import NIOCore
 import OpenSSLCrypto
+import Upstreams
 
 /// `POST /v1/login-complete` (docs/api.md#post-v1login-complete): the backend's hook. It sends the body the app gave it and learns who the user
 /// really is: the Firebase ID token and the Kakao token are both verified and must name the same user.

@@ -1,6 +1,7 @@
 import BridgeJSON
 import Hummingbird
 import NIOCore
+import Upstreams
 
 /// A request body of at most 64 KiB (docs/api.md#conventions): the hook's, the revoke endpoint's and the unlink
 /// webhook's.

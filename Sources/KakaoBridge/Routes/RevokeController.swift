@@ -3,6 +3,7 @@ import BridgeSupport
 import Hummingbird
 import Logging
 import NIOCore
+import Upstreams
 
 /// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke): "log out everywhere" for backends without an Admin SDK.
 /// Authenticated by the hook secret, as the hook, and switched off (404) with it. Sets the user's `validSince` to now,

@@ -1,4 +1,5 @@
 import Hummingbird
+import Upstreams
 
 extension Router where Context == BridgeRequestContext {
     /// Answers the other methods on a known path with 405 and `Allow`, instead of a misleading 404.

@@ -1,6 +1,7 @@
 import BridgeSupport
 import FoundationEssentials
 import Hummingbird
+import Upstreams
 
 /// `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange): a Kakao token in, a custom token (and, when configured, a Firebase session and the
 /// backend's answer) out.

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OpenSSLCrypto
+import Upstreams
 
 /// `GET` and `POST /v1/kakao/unlink` (docs/api.md#kakaos-unlink-webhook): Kakao's unlink webhook. Kakao sends the same
 /// parameters in the query (GET) or as a form body (POST), with `Authorization: KakaoAK <admin key>`, and counts anything

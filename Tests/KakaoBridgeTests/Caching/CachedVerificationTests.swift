@@ -1,5 +1,6 @@
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// The cache's packed entry gives back exactly the user it was made from: every field present or absent, empty text,
 /// and text beyond ASCII (Kakao nicknames are mostly Korean).

@@ -1,5 +1,6 @@
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// The cache's storage: keyed by 64 bits of the digest, it must still never hand out another token's user, and its
 /// eviction order (references) must drop the oldest entry that is still the table's own.

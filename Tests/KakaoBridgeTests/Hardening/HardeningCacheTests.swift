@@ -6,6 +6,7 @@ import OpenSSLCrypto
 import StandIns
 import Synchronization
 import Testing
+import Upstreams
 
 /// Second hardening round, the caches: stale-while-revalidate certificates with a limit, verifications that survive
 /// their first caller, and a reload that gives up at once on shutdown.

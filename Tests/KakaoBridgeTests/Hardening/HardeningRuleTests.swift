@@ -6,6 +6,7 @@ import Logging
 import OpenSSLCrypto
 import StandIns
 import Testing
+import Upstreams
 
 /// Second hardening round, rules that need no server: lengths, ids, messages, addresses, configuration.
 @Suite struct HardeningRuleTests {

@@ -9,7 +9,7 @@ struct NoFoundationTests {
     /// service.
     static let serviceModules = [
         "BridgeCommandLine", "BridgeJSON", "BridgeSupport", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns",
-        "kakao-bridge", "kakao-bridge-sandbox",
+        "Upstreams", "kakao-bridge", "kakao-bridge-sandbox",
     ]
 
     @Test func noServiceModuleImportsFoundation() throws {

@@ -4,6 +4,7 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import Upstreams
 
 /// The account lifecycle (CONTRACT §7's revoke endpoint, §8, §9) over libcurl against the strict stand-ins: Kakao
 /// unlinks and then calls the webhook, the Admin API stand-in keeps the users, the backend stand-in records the notices.

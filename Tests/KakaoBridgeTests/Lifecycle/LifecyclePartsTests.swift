@@ -3,6 +3,7 @@ import BridgeSupport
 import Synchronization
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// The small parts of the lifecycle, without a router: the webhook's form parser, the memory of unlinked users, the
 /// custom-claims merge and the verification cache's index by Kakao id.

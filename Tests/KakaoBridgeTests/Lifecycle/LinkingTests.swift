@@ -4,6 +4,7 @@ import Foundation
 import OpenSSLCrypto
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// Linking by verified email (docs/api.md#linking-to-an-existing-firebase-account, CONTRACT §9) at the router's depth.
 @Suite("Linking by verified email (CONTRACT §9)")

@@ -3,6 +3,7 @@ import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke, CONTRACT §7): "log out everywhere" for backends without an
 /// Admin SDK, followed by `hook.check_revoked` refusing the sessions it ended.

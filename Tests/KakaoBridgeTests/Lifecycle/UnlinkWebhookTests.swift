@@ -3,6 +3,7 @@ import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// Kakao's unlink webhook (docs/api.md#kakaos-unlink-webhook, CONTRACT §8), rule by rule, at the router's depth with the
 /// in-memory Admin API and backend. The wire (libcurl, the stand-ins, the deadline) is `LifecycleEndToEndTests`' business.

@@ -3,6 +3,7 @@ import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// §9's amended safety rules at the router's depth (issue 27): races to one account, link records that no longer stand,
 /// accounts of this service's own, and emails compared by ASCII only. The end-to-end takeover is `TakeoverEndToEndTests`.

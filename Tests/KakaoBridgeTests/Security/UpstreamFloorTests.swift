@@ -4,6 +4,7 @@ import CurlHTTP
 import Foundation
 @testable import KakaoBridge
 import Testing
+import Upstreams
 
 /// A faulty upstream must not defeat the caches nor speak to anonymous app users (issue 27): an access token that
 /// claims a short life is still kept a while, and Google's `error_description` reaches the log only.

@@ -4,6 +4,7 @@ import BridgeSupport
 import OpenSSLCrypto
 import StandIns
 import Synchronization
+import Upstreams
 
 /// In-memory upstreams for router-level tests: `buildApplication` gets these instead of libcurl and the loopback
 /// stand-ins. They answer at once and count their calls; the strict protocol checks stay with the stand-ins, which the

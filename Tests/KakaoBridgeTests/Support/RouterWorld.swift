@@ -7,6 +7,7 @@ import HummingbirdTesting
 @testable import KakaoBridge
 import Logging
 import StandIns
+import Upstreams
 
 /// The application as `buildApplication` composes it, driven through Hummingbird's router test framework (no socket)
 /// with in-memory upstreams: the depth for error mapping, the hook's rules, rate limiting, problem bodies and routing.

@@ -1,0 +1,87 @@
+import BridgeJSON
+import BridgeSupport
+import Logging
+import Upstreams
+
+/// Kakao ID tokens as `GET /v1/token-exchange` and the hook take them (docs/api.md#kakao-id-tokens): the verification
+/// (signature and claims, cached like an access token's), then on every use, cached or not, the rules that can change
+/// after it: the user unlinked the app since the token was issued, and the nonce (HMAC, expiry and, on the exchange,
+/// single use). Present in `BridgeState` exactly when `kakao.oidc.audiences` is not empty.
+struct KakaoIDTokens: Sendable {
+    /// The exchange uses up the token's nonce; the hook, which sees the same token right after, must not.
+    enum Use: Sendable {
+        case exchange
+        case hook
+    }
+
+    let verifier: KakaoIDTokenVerifier
+    let nonces: KakaoNonces
+    let nonceMemory: KakaoNonceMemory
+    let requireNonce: Bool
+    /// The verification cache of access tokens, when `kakao.cache_seconds` > 0.
+    let cache: KakaoVerificationCache?
+    let unlinkedUsers: UnlinkedKakaoUsers
+    let clock: UnixClock
+
+    static func assemble(
+        _ config: BridgeConfig, keys: any PublicKeySetFetching, cache: KakaoVerificationCache?, unlinkedUsers: UnlinkedKakaoUsers,
+        nonceMemory: KakaoNonceMemory, clock: UnixClock, logger: Logger
+    ) -> KakaoIDTokens? {
+        let oidc = config.kakao.oidc
+        guard oidc.enabled else { return nil }
+        let rules = KakaoIDTokenClaimRules(audiences: oidc.audiences, clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock)
+        let secret = oidc.nonceSecret.isEmpty ? nonceMemory.generatedSecret : Array(oidc.nonceSecret.utf8)
+        return KakaoIDTokens(
+            verifier: KakaoIDTokenVerifier(rules: rules, keys: .kakaoKeys(keys, clock: clock, logger: logger)),
+            nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: nonceMemory, requireNonce: oidc.requireNonce,
+            cache: cache, unlinkedUsers: unlinkedUsers, clock: clock
+        )
+    }
+
+    /// docs/api.md#get-v1token-exchange: a Bearer value of three dot-separated segments is an ID token; Kakao access tokens
+    /// have no dots.
+    static func looksLikeIDToken(_ bearer: String) -> Bool {
+        bearer.utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2
+    }
+
+    func verify(_ token: String, use: Use, context: CallContext) async throws(Problem) -> KakaoUser {
+        let verifier = self.verifier
+        let clock = self.clock
+        let verified: VerifiedKakaoToken
+        if let cache {
+            verified = try await cache.verifyReportingLifetime(token: token, kind: .idToken) { () async throws(Problem) -> VerifiedKakaoToken in
+                let claims = try await verifier.verify(token, context: context)
+                // Trusted no longer than the token itself.
+                return VerifiedKakaoToken(user: claims.user, expiresIn: claims.expiresAt - clock.now())
+            }
+        } else {
+            verified = VerifiedKakaoToken(user: try await verifier.verify(token, context: context).user, expiresIn: nil)
+        }
+        // The payload was verified (now or when it was cached); read again for the rules checked on every use.
+        guard let parsed = try? KakaoIDTokenVerifier.parse(token), let claims = try? verifier.rules.check(parsed.payload) else {
+            throw KakaoIDTokenClaimRules.invalid("The ID token is no longer valid.")
+        }
+        if let unlinkedAt = unlinkedUsers.unlinkedAt(verified.user.id), claims.issuedAt <= unlinkedAt {
+            throw KakaoIDTokenClaimRules.invalid(
+                "The Kakao user unlinked this app after the ID token was issued; the user must log in with Kakao again."
+            )
+        }
+        if requireNonce { try checkNonce(claims.nonce, use: use) }
+        return verified.user
+    }
+
+    private func checkNonce(_ nonce: String?, use: Use) throws(Problem) {
+        guard let nonce, !nonce.isEmpty else {
+            throw KakaoIDTokenClaimRules.invalid(
+                "The ID token has no nonce; get one from GET /v1/kakao/nonce and pass it to the Kakao SDK's login."
+            )
+        }
+        let ticket = try nonces.check(nonce)
+        guard use == .exchange else { return }
+        switch nonceMemory.use(ticket) {
+        case .first: return
+        case .replayed: throw KakaoIDTokenClaimRules.invalid("The ID token's nonce was already used; each login needs a fresh nonce.")
+        case .full: throw KakaoIDTokenClaimRules.invalid("Too many nonces are in use at once; retry the login shortly.")
+        }
+    }
+}

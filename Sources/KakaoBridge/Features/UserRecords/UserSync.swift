@@ -1,0 +1,247 @@
+import BridgeSupport
+import Logging
+import Metrics
+import Upstreams
+
+/// Keeps the Firebase user `kakao:<id>` in step with the Kakao profile, between steps 2 and 3 of every route that mints
+/// (docs/api.md#user-sync): created with the nickname, picture and (when §2 would show it) the verified email; later the
+/// nickname and picture follow Kakao, the email only fills a gap; a disabled user is refused with `user_disabled`.
+///
+/// `best_effort` lets a login go on when Google fails (a warning and a metric, no personal data); `required` fails it.
+/// Concurrent logins of one user share one sync; a user found in step is remembered for `firebase.user_cache_seconds`.
+struct UserSync: Sendable {
+    typealias Mode = BridgeConfig.UserSyncMode
+
+    enum Outcome: String, CaseIterable, Sendable {
+        case created
+        case updated
+        case unchanged
+        case cached
+        case disabled
+        case failed
+        /// The login signed into an existing account of the same verified email (docs/api.md#linking-to-an-existing-firebase-account).
+        case linked
+        /// Linking found the email's account linked to another Kakao user (`account_conflict`).
+        case conflict
+    }
+
+    /// Who the login signs in as, and whether this login created that Firebase user (`is_new_user`).
+    struct Result: Sendable, Equatable {
+        var uid: String
+        var created: Bool
+        /// The uid is an existing account the Kakao user is linked to (`is_new_user` is then false).
+        var linked = false
+    }
+
+    /// What one run of the sync found; shared by the logins that waited for it.
+    enum Step: Sendable {
+        case synced(Outcome, uid: String)
+        /// A decision, not an outage: refused in every mode (`user_disabled`, `account_conflict`).
+        case refused(Problem, Outcome)
+        /// Google failed. `resolvedUID` is the uid to mint for when it was known before the failure; without it a
+        /// `best_effort` login cannot go on honestly when linking may point elsewhere.
+        case failed(Problem, resolvedUID: String?)
+    }
+
+    let admin: FirebaseAdmin
+    let mode: Mode
+    let cache: UserRecordCache
+    let logger: Logger
+    /// `linking.by_verified_email`. Link records made earlier are followed whatever this says.
+    let linksByEmail: Bool
+    /// `kakao.uid_prefix`: accounts whose uid begins with it are never link targets.
+    let uidPrefix: String
+    let linkLocks: LinkLocks
+    private let flights = SingleFlight<String, Step>()
+    private let meters = SyncMeters()
+
+    init(
+        admin: FirebaseAdmin, mode: Mode, cache: UserRecordCache, logger: Logger, linksByEmail: Bool = false,
+        uidPrefix: String = "kakao:", linkLocks: LinkLocks = LinkLocks()
+    ) {
+        self.admin = admin
+        self.mode = mode
+        self.cache = cache
+        self.logger = logger
+        self.linksByEmail = linksByEmail
+        self.uidPrefix = uidPrefix
+        self.linkLocks = linkLocks
+    }
+
+    func sync(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Result {
+        if let mintUID = cache.inStepUID(uid: uid, with: user) {
+            meters.count(.cached)
+            return Result(uid: mintUID, created: false, linked: mintUID != uid)
+        }
+        let (step, _) = await flights.run(uid) { () async -> Step in
+            let step = await reconcile(uid: uid, user: user, context: context)
+            if case .synced(_, let mintUID) = step { cache.remember(uid: uid, profile: user, mintUID: mintUID) }
+            return step
+        }
+        switch step {
+        case .synced(let outcome, let mintUID):
+            meters.count(outcome)
+            if outcome == .created { logger.info("created the Firebase user", metadata: Self.metadata(uid, context)) }
+            if outcome == .linked {
+                var metadata = Self.metadata(uid, context)
+                metadata["linked_uid"] = "\(mintUID)"
+                logger.info("linked the Kakao user to an existing Firebase user by verified email", metadata: metadata)
+            }
+            return Result(uid: mintUID, created: outcome == .created, linked: mintUID != uid)
+        case .refused(let problem, let outcome):
+            meters.count(outcome)
+            var metadata = Self.metadata(uid, context)
+            metadata["code"] = "\(problem.codeName)"
+            logger.notice("refused the login", metadata: metadata)
+            throw problem
+        case .failed(let problem, let resolvedUID):
+            meters.count(.failed)
+            var metadata = Self.metadata(uid, context)
+            metadata["code"] = "\(problem.codeName)"
+            metadata["detail"] = "\(problem.detail)"
+            if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
+            metadata["mode"] = "\(mode.rawValue)"
+            guard mode == .required || resolvedUID == nil else {
+                logger.warning("user sync failed; the login goes on (firebase.user_sync: best_effort)", metadata: metadata)
+                let mintUID = resolvedUID ?? uid
+                return Result(uid: mintUID, created: false, linked: mintUID != uid)
+            }
+            logger.warning("user sync failed; the login is refused", metadata: metadata)
+            throw problem
+        }
+    }
+
+    // MARK: The rules
+
+    private func reconcile(uid: String, user: KakaoUser, context: CallContext) async -> Step {
+        // Without linking, the uid is known before Google answers; with it, only once the lookups have said.
+        var resolved: String? = linksByEmail ? nil : uid
+        do throws(Problem) {
+            guard let record = try await admin.lookUp(.uid(uid), context: context) else {
+                return try await firstLogin(uid: uid, user: user, context: context)
+            }
+            guard let attributes = CustomAttributes(record.customAttributes), let linkedUID = attributes.linkedUID else {
+                resolved = uid
+                return try await bringInStep(record, user: user, context: context)
+            }
+            guard let linked = try await admin.lookUp(.uid(linkedUID), context: context) else {
+                // The account it stood for is gone: the link record goes too, and this is a first login again.
+                try await admin.delete(uid: uid, context: context)
+                logger.notice("deleted a link record whose account no longer exists", metadata: Self.metadata(uid, context))
+                return try await firstLogin(uid: uid, user: user, context: context)
+            }
+            try await requireLinkStands(linked, recordUID: uid, user: user, context: context)
+            resolved = linkedUID
+            return try await bringInStep(linked, user: user, extra: Self.keepProfile, context: context)
+        } catch {
+            switch error.codeName {
+            case "user_disabled": return .refused(error, .disabled)
+            case "account_conflict": return .refused(error, .conflict)
+            default: return .failed(error, resolvedUID: resolved)
+            }
+        }
+    }
+
+    /// `kakao:<id>` does not exist: link to the account of the same verified email when linking is on and one fits,
+    /// otherwise create the user.
+    private func firstLogin(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Step {
+        if linksByEmail, let email = Self.shownEmail(user),
+           let step = try await link(uid: uid, email: email, user: user, context: context) {
+            return step
+        }
+        return try await create(uid: uid, user: user, context: context)
+    }
+
+    /// `withEmail: false` when linking found the address held by another Kakao user of this service.
+    func create(uid: String, user: KakaoUser, withEmail: Bool = true, context: CallContext) async throws(Problem) -> Step {
+        var new = NewFirebaseUser(uid: uid, displayName: user.nickname, photoURL: user.profileImageURL)
+        if withEmail, let email = Self.shownEmail(user) {
+            new.email = email
+            new.emailVerified = true
+        }
+        var outcome = try await admin.create(new, context: context)
+        if outcome == .emailExists {
+            // Another Firebase user holds the email: this one is created without it.
+            new.email = nil
+            new.emailVerified = nil
+            outcome = try await admin.create(new, context: context)
+        }
+        switch outcome {
+        case .done:
+            return .synced(.created, uid: uid)
+        case .uidExists:
+            // Another instance created the user a moment ago: bring that record in step instead.
+            guard let record = try await admin.lookUp(.uid(uid), context: context) else {
+                throw Problem.firebaseAdminUnavailable("The Admin API reported the user as existing but could not find it.")
+            }
+            return try await bringInStep(record, user: user, context: context)
+        case .emailExists:
+            throw Problem.firebaseAdminRejected("The Admin API refused accounts (create) without an email: EMAIL_EXISTS.")
+        }
+    }
+
+    func bringInStep(
+        _ record: FirebaseUserRecord, user: KakaoUser, extra: (inout FirebaseUserUpdate) -> Void = { _ in },
+        outcome done: Outcome = .updated, context: CallContext
+    ) async throws(Problem) -> Step {
+        if record.disabled { throw Problem.userDisabled() }
+        var update = Self.changes(from: record, to: user)
+        extra(&update)
+        if update.isEmpty { return .synced(done == .updated ? .unchanged : done, uid: record.uid) }
+        switch try await admin.update(update, context: context) {
+        case .done:
+            return .synced(done, uid: record.uid)
+        case .emailExists, .uidExists:
+            // The email belongs to another user: the rest of the update is sent again without it.
+            let rest = update.withoutEmail
+            if rest.isEmpty { return .synced(done == .updated ? .unchanged : done, uid: record.uid) }
+            guard try await admin.update(rest, context: context) == .done else {
+                throw Problem.firebaseAdminRejected("The Admin API refused accounts:update without an email: EMAIL_EXISTS.")
+            }
+            return .synced(done, uid: record.uid)
+        }
+    }
+
+    /// Kakao owns the nickname and picture: they follow Kakao, and go when Kakao no longer returns them. The email is
+    /// only ever added, to a user who has none, and only when verified.
+    static func changes(from record: FirebaseUserRecord, to user: KakaoUser) -> FirebaseUserUpdate {
+        var update = FirebaseUserUpdate(uid: record.uid)
+        if user.nickname != record.displayName {
+            if let nickname = user.nickname { update.displayName = nickname } else { update.deleteAttributes.append(.displayName) }
+        }
+        if user.profileImageURL != record.photoURL {
+            if let photo = user.profileImageURL { update.photoURL = photo } else { update.deleteAttributes.append(.photoURL) }
+        }
+        if (record.email ?? "").isEmpty, let email = shownEmail(user) {
+            update.email = email
+            update.emailVerified = true
+        }
+        return update
+    }
+
+    /// The email exactly when §2 shows it: Kakao said it is valid and verified (`KakaoUser` carries it only then).
+    static func shownEmail(_ user: KakaoUser) -> String? {
+        guard let email = user.email, !email.isEmpty, user.emailVerified == true else { return nil }
+        return email
+    }
+
+    /// A uid may appear in a log line (operators need it); an email, a name or a token never does.
+    private static func metadata(_ uid: String, _ context: CallContext) -> Logger.Metadata {
+        ["uid": "\(uid)", "request_id": "\(context.requestID)"]
+    }
+}
+
+/// `kakao_bridge_user_sync_total{outcome}`.
+final class SyncMeters: Sendable {
+    private let counters: [Counter]
+
+    init() {
+        counters = UserSync.Outcome.allCases.map {
+            Counter(label: "kakao_bridge_user_sync_total", dimensions: [("outcome", $0.rawValue)])
+        }
+    }
+
+    func count(_ outcome: UserSync.Outcome) {
+        counters[UserSync.Outcome.allCases.firstIndex(of: outcome)!].increment()
+    }
+}

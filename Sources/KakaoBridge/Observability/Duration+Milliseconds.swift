@@ -1,4 +1,0 @@
-extension Duration {
-    /// Milliseconds as a fraction, for log fields and upstream timings (`duration_ms`, `queued_ms`, `upstream_ms`).
-    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
-}

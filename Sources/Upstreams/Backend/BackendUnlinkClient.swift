@@ -1,0 +1,56 @@
+import BridgeJSON
+import BridgeSupport
+import CurlHTTP
+
+/// The backend's unlink URL (docs/api.md#kakaos-unlink-webhook, step 3): `{"uid", "kakao_id", "referrer_type"}` with the
+/// hook secret as bearer, so the backend can tell the call is ours.
+///
+/// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
+package struct BackendUnlinkClient: UnlinkNotifying {
+    private let upstream: Upstream
+    private let url: String
+    private let secret: String
+
+    package init(upstream: Upstream, url: String, secret: String) {
+        self.upstream = upstream
+        self.url = url
+        self.secret = secret
+    }
+
+    // MARK: Entry point
+
+    /// Retried on a connection failure: the same notice twice is harmless (the webhook itself may come twice).
+    package func notify(_ notice: UnlinkNotice, context: CallContext) async throws(Problem) {
+        _ = try await upstream.post(
+            url, body: NoticeBody(notice: notice), headers: [("Authorization", "Bearer \(secret)")], Self.failures,
+            context: context
+        )
+    }
+
+    // MARK: Requests
+
+    package struct NoticeBody: JSONWritable {
+        package var notice: UnlinkNotice
+
+        package func write(to writer: inout JSONWriter) {
+            writer.openObject()
+            writer.key("uid")
+            if let uid = notice.uid { writer.string(uid) } else { writer.null() }
+            writer.key("kakao_id")
+            writer.int(notice.kakaoID)
+            writer.key("referrer_type")
+            if let referrer = notice.referrerType { writer.string(referrer) } else { writer.null() }
+            writer.closeObject()
+        }
+    }
+
+    // MARK: Answers
+
+    /// Only the status matters; the body is not read.
+
+    // MARK: Failure table (docs/errors.md#from-the-backend)
+
+    package static let failures = FailureMap("the backend", unavailable: Problem.backendUnavailable, retry: .once) { response in
+        FailureMap.Refusal(Problem.backendUnlinkRejected(status: response.status))
+    }
+}

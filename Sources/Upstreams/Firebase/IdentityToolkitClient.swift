@@ -1,0 +1,92 @@
+import BridgeJSON
+import BridgeSupport
+import CurlHTTP
+import FoundationEssentials
+
+/// Google's Identity Toolkit: `POST /v1/accounts:signInWithCustomToken?key=…` (docs/api.md#the-six-step-flow, steps 4–5).
+///
+/// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
+package struct IdentityToolkitClient: IdentityToolkitExchanging {
+    private let upstream: Upstream
+    private let url: String
+
+    package init(upstream: Upstream, baseURL: String, apiKey: String) {
+        self.upstream = upstream
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.url = base + "/v1/accounts:signInWithCustomToken?key=" + FormCodec.escape(apiKey)
+    }
+
+    // MARK: Entry point
+
+    /// Never retried: a sign-in has effects (a new user is created) and 4xx answers are final.
+    package func signIn(customToken: String, context: CallContext) async throws(Problem) -> FirebaseSession {
+        let reply: SignInReply = try await upstream.postJSON(
+            url, body: SignInRequest(token: customToken), Self.failures, context: context
+        )
+        return FirebaseSession(
+            idToken: reply.idToken, refreshToken: reply.refreshToken, expiresIn: reply.expiresIn, isNewUser: reply.isNewUser
+        )
+    }
+
+    // MARK: Requests
+
+    package struct SignInRequest: JSONWritable {
+        package var token: String
+
+        package init(token: String) {
+            self.token = token
+        }
+
+        package func write(to writer: inout JSONWriter) {
+            writer.openObject()
+            writer.key("token")
+            writer.string(token)
+            writer.key("returnSecureToken")
+            writer.bool(true)
+            writer.closeObject()
+        }
+    }
+
+    // MARK: Answers
+
+    /// `expiresIn` comes as a string of seconds; the app gets an integer.
+    package struct SignInReply: JSONDecodable {
+        package var idToken: String
+        package var refreshToken: String
+        package var expiresIn: Int
+        package var isNewUser: Bool
+
+        package init(json: JSONValue) throws(JSONMismatch) {
+            idToken = try json.required("idToken", \.stringValue)
+            refreshToken = try json.required("refreshToken", \.stringValue)
+            guard let seconds = Int(try json.required("expiresIn", \.stringValue)), seconds > 0, !idToken.isEmpty else {
+                throw JSONMismatch()
+            }
+            expiresIn = seconds
+            isNewUser = try json.optional("isNewUser", \.boolValue) ?? false
+        }
+    }
+
+    /// Google's message is `CODE`, `CODE : explanation`, or a sentence ("API key not valid. Please pass a valid API
+    /// key."). The code is what operators search for; a sentence is passed on whole (bounded), never cut to its first word.
+    package static func messageCode(_ message: String?) -> String {
+        guard let message, !message.isEmpty else { return "no error message" }
+        let first = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
+        let isCode = first.count >= 2 && first.allSatisfy { ($0.isASCII && $0.isUppercase) || $0 == "_" || $0.isNumber }
+        let rest = message.dropFirst(first.count).drop { $0 == " " }
+        // `CODE` alone or `CODE : text`: the code. Anything else is a sentence.
+        return isCode && (rest.isEmpty || rest.hasPrefix(":")) ? first : String(message.prefix(200))
+    }
+
+    // MARK: Failure table (docs/errors.md#from-identity-toolkit)
+
+    package static let failures = FailureMap("Identity Toolkit", unavailable: Problem.firebaseUnavailable) { response in
+        guard (400..<500).contains(response.status) else {
+            return .init(.firebaseUnavailable("Identity Toolkit answered HTTP \(response.status)."))
+        }
+        let message = JSONValue.parse(response.body)?["error"]?["message"]?.stringValue
+        // A disabled user is the same refusal whether the user sync or Identity Toolkit noticed it.
+        if messageCode(message) == "USER_DISABLED" { return .init(.userDisabled()) }
+        return .init(.firebaseRejected("Identity Toolkit refused the custom token: \(messageCode(message))."))
+    }
+}

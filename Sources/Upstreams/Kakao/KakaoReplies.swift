@@ -1,0 +1,86 @@
+import BridgeJSON
+
+/// The parts of Kakao's answers the service reads. Unknown fields are ignored; the deprecated `appId` is never read.
+package struct KakaoTokenInfo {
+    package var id: Int64
+    package var expires_in: Int64?
+    package var app_id: Int64
+}
+
+package struct KakaoMe {
+    package struct Account {
+        package struct Profile {
+            package var nickname: String?
+            package var profile_image_url: String?
+        }
+        package var profile: Profile?
+        package var email: String?
+        package var is_email_valid: Bool?
+        package var is_email_verified: Bool?
+    }
+    package var id: Int64
+    package var kakao_account: Account?
+
+    /// Email only when Kakao vouches for it twice (docs/api.md#the-kakao-user-object): an unverified email must not be taken as proof of identity.
+    package var user: KakaoUser {
+        let account = kakao_account
+        let trusted = account?.is_email_valid == true && account?.is_email_verified == true && account?.email != nil
+        return KakaoUser(
+            id: id,
+            nickname: account?.profile?.nickname,
+            email: trusted ? account?.email : nil,
+            emailVerified: trusted ? true : nil,
+            profileImageURL: account?.profile?.profile_image_url
+        )
+    }
+}
+
+/// Kakao's error body: `{"msg": "...", "code": -401}`.
+package struct KakaoErrorReply {
+    package var code: Int
+}
+
+// Read member by member from the parsed answer (docs/api.md#the-kakao-user-object: only `kakao_account` and its `profile`, never `properties`).
+
+extension KakaoTokenInfo: JSONDecodable {
+    package init(json: JSONValue) throws(JSONMismatch) {
+        // Ids must be exact JSON integers: `1234567890.0` or `1.2e9` is a broken answer, not a user.
+        id = try json.required("id", \.intValue)
+        expires_in = try json.optional("expires_in", \.int64Value)
+        app_id = try json.required("app_id", \.intValue)
+    }
+}
+
+extension KakaoMe: JSONDecodable {
+    package init(json: JSONValue) throws(JSONMismatch) {
+        id = try json.required("id", \.intValue)
+        kakao_account = try json.member("kakao_account").map { account throws(JSONMismatch) in try Account(json: account) }
+    }
+}
+
+extension KakaoMe.Account: JSONDecodable {
+    package init(json: JSONValue) throws(JSONMismatch) {
+        profile = try json.member("profile").map { profile throws(JSONMismatch) in try Profile(json: profile) }
+        email = try json.optional("email", \.stringValue)
+        is_email_valid = try json.optional("is_email_valid", \.boolValue)
+        is_email_verified = try json.optional("is_email_verified", \.boolValue)
+    }
+}
+
+extension KakaoMe.Account.Profile: JSONDecodable {
+    package init(json: JSONValue) throws(JSONMismatch) {
+        nickname = try json.optional("nickname", \.stringValue)
+        profile_image_url = try json.optional("profile_image_url", \.stringValue)
+    }
+}
+
+extension KakaoErrorReply: JSONDecodable {
+    package init(json: JSONValue) throws(JSONMismatch) {
+        guard let code = try json.required("code", \.int64Value).exactInt else { throw JSONMismatch() }
+        self.code = code
+    }
+}
+
+extension Int64 {
+    fileprivate var exactInt: Int? { Int(exactly: self) }
+}

@@ -1,0 +1,186 @@
+import BridgeSupport
+import HTTPTypes
+
+/// Every failure the service reports: one of the codes of docs/errors.md#codes, rendered as `application/problem+json`.
+///
+/// The code set is closed on purpose (a private enum, as in jwt-kit): call sites pick a factory, so a new failure shape
+/// cannot appear by accident.
+public struct Problem: Error, Sendable, CustomStringConvertible {
+    private enum Code: String, Sendable {
+        case invalidRequest = "invalid_request"
+        case notFound = "not_found"
+        case methodNotAllowed = "method_not_allowed"
+        case payloadTooLarge = "payload_too_large"
+        case missingToken = "missing_token"
+        case invalidKakaoToken = "invalid_kakao_token"
+        case kakaoAppMismatch = "kakao_app_mismatch"
+        case invalidIDToken = "invalid_id_token"
+        case tokenMismatch = "token_mismatch"
+        case unauthorized = "unauthorized"
+        case rateLimited = "rate_limited"
+        case kakaoUnavailable = "kakao_unavailable"
+        case kakaoQuotaExceeded = "kakao_quota_exceeded"
+        case firebaseRejected = "firebase_rejected"
+        case firebaseUnavailable = "firebase_unavailable"
+        case backendRejected = "backend_rejected"
+        case backendUnavailable = "backend_unavailable"
+        case upstreamTimeout = "upstream_timeout"
+        case notReady = "not_ready"
+        case internalError = "internal_error"
+        case userDisabled = "user_disabled"
+        case idTokenRevoked = "id_token_revoked"
+        case firebaseAdminRejected = "firebase_admin_rejected"
+        case firebaseAdminUnavailable = "firebase_admin_unavailable"
+        case accountConflict = "account_conflict"
+        case invalidKakaoIDToken = "invalid_kakao_id_token"
+
+        package var status: HTTPResponse.Status {
+            switch self {
+            case .invalidRequest: .badRequest
+            case .notFound: .notFound
+            case .methodNotAllowed: .methodNotAllowed
+            case .payloadTooLarge: .contentTooLarge
+            case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
+                .idTokenRevoked, .invalidKakaoIDToken: .unauthorized
+            case .userDisabled: .forbidden
+            case .accountConflict: .conflict
+            case .rateLimited: .tooManyRequests
+            case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
+                .firebaseAdminRejected, .firebaseAdminUnavailable: .badGateway
+            case .kakaoQuotaExceeded, .notReady: .serviceUnavailable
+            case .upstreamTimeout: .gatewayTimeout
+            case .internalError: .internalServerError
+            }
+        }
+
+        package var title: String {
+            switch self {
+            case .invalidRequest: "Invalid request"
+            case .notFound: "Not found"
+            case .methodNotAllowed: "Method not allowed"
+            case .payloadTooLarge: "Payload too large"
+            case .missingToken: "Missing bearer token"
+            case .invalidKakaoToken: "Invalid Kakao token"
+            case .kakaoAppMismatch: "Kakao token issued to another app"
+            case .invalidIDToken: "Invalid Firebase ID token"
+            case .tokenMismatch: "Tokens belong to different users"
+            case .unauthorized: "Unauthorized"
+            case .rateLimited: "Too many requests"
+            case .kakaoUnavailable: "Kakao unavailable"
+            case .kakaoQuotaExceeded: "Kakao quota exceeded"
+            case .firebaseRejected: "Firebase rejected the request"
+            case .firebaseUnavailable: "Firebase unavailable"
+            case .backendRejected: "Backend rejected the login"
+            case .backendUnavailable: "Backend unavailable"
+            case .upstreamTimeout: "Upstream timeout"
+            case .notReady: "Not ready"
+            case .internalError: "Internal error"
+            case .userDisabled: "User disabled"
+            case .idTokenRevoked: "ID token revoked"
+            case .firebaseAdminRejected: "Firebase Admin API rejected the request"
+            case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
+            case .accountConflict: "Account conflict"
+            case .invalidKakaoIDToken: "Invalid Kakao ID token"
+            }
+        }
+    }
+
+    private let code: Code
+    /// Human-readable explanation; never contains a token, secret or email.
+    public let detail: String
+    /// Extra members of the problem body (e.g. `login` for `backend_rejected`).
+    public var login: LoginResult?
+    /// Seconds for `Retry-After` (rate limiting).
+    public var retryAfterSeconds: Int?
+    /// Methods for `Allow` (405).
+    public var allow: [String] = []
+    /// What an upstream said beyond its code (Google's `error_description`): for the operator's log line, never for the
+    /// problem body, since the app user is anonymous (docs/errors.md#problem-body).
+    public var upstreamMessage: String?
+    /// Set only by `asUnlinkFailure()`: the webhook answers 503 whatever step failed.
+    private var statusOverride: HTTPResponse.Status?
+
+    private init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var status: HTTPResponse.Status { statusOverride ?? code.status }
+    public var codeName: String { code.rawValue }
+    public var title: String { code.title }
+    public var description: String { "\(code.rawValue): \(detail)" }
+
+    public static func invalidRequest(_ detail: String) -> Problem { Problem(.invalidRequest, detail) }
+    public static func notFound(_ detail: String = "No such route.") -> Problem { Problem(.notFound, detail) }
+    public static func methodNotAllowed(allow: [String]) -> Problem {
+        var problem = Problem(.methodNotAllowed, "This route accepts \(allow.joined(separator: ", ")).")
+        problem.allow = allow
+        return problem
+    }
+    public static func payloadTooLarge(limit: Int) -> Problem { Problem(.payloadTooLarge, "The body exceeds \(limit) bytes.") }
+    public static func missingToken(_ detail: String = "Send the token as `Authorization: Bearer <token>`.") -> Problem {
+        Problem(.missingToken, detail)
+    }
+    public static func invalidKakaoToken(_ detail: String) -> Problem { Problem(.invalidKakaoToken, detail) }
+    public static func kakaoAppMismatch() -> Problem {
+        Problem(.kakaoAppMismatch, "The Kakao token was issued to another Kakao app.")
+    }
+    public static func invalidIDToken(_ detail: String) -> Problem { Problem(.invalidIDToken, detail) }
+    public static func tokenMismatch() -> Problem {
+        Problem(.tokenMismatch, "The Firebase ID token and the Kakao token belong to different users.")
+    }
+    public static func unauthorized(_ detail: String = "Missing or wrong hook secret.") -> Problem { Problem(.unauthorized, detail) }
+    public static func rateLimited(retryAfterSeconds: Int, detail: String? = nil) -> Problem {
+        var problem = Problem(.rateLimited, detail ?? "Too many requests from this client; retry after \(retryAfterSeconds) s.")
+        problem.retryAfterSeconds = retryAfterSeconds
+        return problem
+    }
+    public static func kakaoUnavailable(_ detail: String) -> Problem { Problem(.kakaoUnavailable, detail) }
+    public static func kakaoQuotaExceeded() -> Problem {
+        Problem(.kakaoQuotaExceeded, "Kakao reports that the app's API quota is exceeded (code -10).")
+    }
+    public static func firebaseRejected(_ detail: String) -> Problem { Problem(.firebaseRejected, detail) }
+    public static func firebaseUnavailable(_ detail: String) -> Problem { Problem(.firebaseUnavailable, detail) }
+    public static func backendRejected(_ login: LoginResult) -> Problem {
+        var problem = Problem(.backendRejected, "The backend answered \(login.status).")
+        problem.login = login
+        return problem
+    }
+    /// The backend refused the unlink notice (docs/api.md#kakaos-unlink-webhook).
+    public static func backendUnlinkRejected(status: Int) -> Problem {
+        Problem(.backendRejected, "The backend answered \(status) to the unlink notice.")
+    }
+    public static func backendUnavailable(_ detail: String) -> Problem { Problem(.backendUnavailable, detail) }
+    public static func upstreamTimeout(_ upstream: String) -> Problem {
+        Problem(.upstreamTimeout, "\(upstream) did not answer within the deadline.")
+    }
+    public static func notReady(_ detail: String) -> Problem { Problem(.notReady, detail) }
+    /// The Firebase user is disabled (docs/errors.md#codes): no custom token is minted for them, on any route.
+    public static func userDisabled() -> Problem {
+        Problem(.userDisabled, "The Firebase user is disabled.")
+    }
+    /// `hook.check_revoked`: the ID token's session began before the user's `validSince`.
+    public static func idTokenRevoked() -> Problem {
+        Problem(.idTokenRevoked, "The Firebase ID token has been revoked (its session began before the user's tokens were revoked).")
+    }
+    /// Google's token endpoint or the Admin API answered 4xx; `detail` carries Google's code.
+    public static func firebaseAdminRejected(_ detail: String) -> Problem { Problem(.firebaseAdminRejected, detail) }
+    /// Google's token endpoint or the Admin API answered 5xx or could not be reached.
+    public static func firebaseAdminUnavailable(_ detail: String) -> Problem { Problem(.firebaseAdminUnavailable, detail) }
+    /// Linking by email (docs/api.md#linking-to-an-existing-firebase-account) found the email's Firebase user already
+    /// linked to another Kakao user.
+    public static func accountConflict() -> Problem {
+        Problem(.accountConflict, "The Firebase account with this verified email is already linked to another Kakao user.")
+    }
+    /// The unlink webhook's failure (docs/api.md#kakaos-unlink-webhook): the failing step's code and detail, as 503, so
+    /// that Kakao records a failure rather than the service's upstreams' 502 or 504.
+    public func asUnlinkFailure() -> Problem {
+        var problem = self
+        problem.statusOverride = .serviceUnavailable
+        return problem
+    }
+    /// A Kakao OpenID Connect ID token broke a rule of docs/api.md#kakao-id-tokens; `detail` names the rule.
+    public static func invalidKakaoIDToken(_ detail: String) -> Problem { Problem(.invalidKakaoIDToken, detail) }
+    /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
+    public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
+}

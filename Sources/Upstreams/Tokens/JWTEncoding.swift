@@ -1,0 +1,65 @@
+import BridgeJSON
+import OpenSSLCrypto
+
+/// The compact serialisation of a JWS: `base64url(header).base64url(payload).base64url(signature)`.
+package enum JWTEncoding {
+    /// Splits a compact JWS into its three segments and decodes them; `nil` when it is not one.
+    package static func split(_ token: String) -> (header: [UInt8], payload: [UInt8], signingInput: [UInt8], signature: [UInt8])? {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }),
+              let header = Base64URL.decode(String(decoding: parts[0], as: UTF8.self)),
+              let payload = Base64URL.decode(String(decoding: parts[1], as: UTF8.self)),
+              let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self))
+        else { return nil }
+        let signingInput = Array(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
+        return (header, payload, signingInput, signature)
+    }
+}
+
+extension JWTEncoding {
+    /// A token the service verifies (a Firebase ID token, a Kakao ID token): split, its header a JSON object that says
+    /// RS256. The algorithm is fixed here, by the verifier; the header can only agree with it (no `none`, no HS256 keyed
+    /// with a public key). `invalid` makes the problem of the token's kind from a detail that never echoes its values.
+    package static func splitRS256(
+        _ token: String, invalid: (String) -> Problem
+    ) throws(Problem) -> (header: JSONValue, payload: [UInt8], signingInput: [UInt8], signature: [UInt8]) {
+        guard let parts = split(token) else {
+            // `alg: none` tokens end in an empty signature segment; name the rule they actually break.
+            let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+            if segments.count == 3, !segments[0].isEmpty, segments[2].isEmpty {
+                throw invalid("The ID token is unsigned: alg must be RS256 (alg none is refused).")
+            }
+            throw invalid("The ID token is not a JWT: it must be three base64url segments.")
+        }
+        guard let header = JSONValue.parse(parts.header), case .object = header else {
+            throw invalid("The ID token's header is not a JSON object.")
+        }
+        guard header["alg"]?.stringValue == "RS256" else {
+            throw invalid("The ID token's header alg must be RS256.")
+        }
+        return (header, parts.payload, parts.signingInput, parts.signature)
+    }
+}
+
+extension JWTEncoding {
+    /// The header of every JWT the service signs (custom tokens, access-token assertions), base64url-encoded:
+    /// `{"alg":"RS256","typ":"JWT","kid":<the service account's private_key_id>}`.
+    package static func encodedRS256Header(kid: String) -> String {
+        var header = JSONWriter(capacity: 96)
+        header.openObject()
+        header.key("alg")
+        header.string("RS256")
+        header.key("typ")
+        header.string("JWT")
+        header.key("kid")
+        header.string(kid)
+        header.closeObject()
+        return Base64URL.encode(header.bytes)
+    }
+
+    /// `header.payload.signature`, the signature RS256 by `key` over the first two segments.
+    package static func signedRS256(encodedHeader: String, payload: [UInt8], key: RSAPrivateKey) throws(CryptoError) -> String {
+        let signingInput = encodedHeader + "." + Base64URL.encode(payload)
+        return signingInput + "." + Base64URL.encode(try key.signRS256(Array(signingInput.utf8)))
+    }
+}
