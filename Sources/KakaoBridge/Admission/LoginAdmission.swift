@@ -44,6 +44,12 @@ public struct LoginAdmission: HTTPResponder {
         admission(method: method, path: path) == .login
     }
 
+    /// Out of line: the path it reads would otherwise be a value in `respond`'s frame, which every open connection keeps.
+    @inline(never)
+    private static func admission(of arrival: Arrival) -> Route.Admission {
+        admission(method: arrival.request.method, path: Substring(arrival.request.uri.path))
+    }
+
     /// A method the route does not take is answered 405 by the router, in place.
     static func admission(method: HTTPRequest.Method, path: Substring) -> Route.Admission {
         guard let route = Route.match(path), route.methods.contains(method) else { return .inPlace }
@@ -97,7 +103,7 @@ public struct LoginAdmission: HTTPResponder {
     /// `Response` and a header of its own in the connection task's frames, paid for by every open connection.
     @inline(never)
     private func respond(_ arrival: Arrival) async throws -> Response {
-        let kind = Self.admission(method: arrival.request.method, path: Substring(arrival.request.uri.path))
+        let kind = Self.admission(of: arrival)
         if kind == .inPlace { return try await Self.inPlace(inner, arrival) }
         var admissionWait = Duration.zero
         if kind == .login {
