@@ -80,10 +80,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The service: its features and its edge (server loop, admission, routes, middleware, logs and metrics).
+        // The features: each a small service built from the configuration and the upstreams (the login with its user
+        // sync, linking and Kakao ID tokens; the hook; revocation; the unlink webhook's work), swapped together on reload.
+        // It knows no route, no server and no HTTP framework.
+        .target(
+            name: "BridgeFeatures",
+            dependencies: [
+                "BridgeJSON",
+                "BridgeSupport",
+                "Upstreams",
+                "CurlHTTP",
+                "OpenSSLCrypto",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The edge: the server loop, the connection guard, admission, the route table and its controllers, the one
+        // middleware, problem rendering, logs and metrics. The only code that cares about per-connection memory.
         .target(
             name: "KakaoBridge",
             dependencies: [
+                "BridgeFeatures",
                 "BridgeJSON",
                 "BridgeSupport",
                 "Upstreams",
@@ -133,6 +152,7 @@ let package = Package(
             name: "kakao-bridge",
             dependencies: [
                 "KakaoBridge",
+                "BridgeFeatures",
                 "BridgeCommandLine",
                 "BridgeSupport",
                 "CurlHTTP",
@@ -146,6 +166,7 @@ let package = Package(
             name: "kakao-bridge-sandbox",
             dependencies: [
                 "KakaoBridge",
+                "BridgeFeatures",
                 "BridgeCommandLine",
                 "BridgeJSON",
                 "BridgeSupport",
@@ -169,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeJSON", "BridgeSupport", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
                 "kakao-bridge-sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -4,6 +4,7 @@ import FoundationEssentials
 import KakaoBridge
 import Logging
 import StandIns
+import Upstreams
 
 /// The sandbox's three Kakao tokens: one that goes through all six steps and two the bridge must refuse.
 struct SandboxTokens: Sendable {

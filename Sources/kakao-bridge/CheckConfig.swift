@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCommandLine
+import BridgeFeatures
 import KakaoBridge
 
 struct CheckConfig: AsyncParsableCommand {
@@ -13,7 +14,7 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         let config = try options.load()
         do {
-            _ = try BridgeState.loadServiceAccount(config)
+            _ = try Features.loadServiceAccount(config)
         } catch {
             Console.error("kakao-bridge: invalid configuration (\(options.config)):\n\(error)")
             throw ExitCode(78)

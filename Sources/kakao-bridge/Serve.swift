@@ -5,6 +5,7 @@ import CurlHTTP
 import Hummingbird
 import KakaoBridge
 import Logging
+import Upstreams
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

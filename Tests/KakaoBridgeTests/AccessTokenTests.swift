@@ -3,6 +3,7 @@ import BridgeSupport
 import CurlHTTP
 import Foundation
 import HTTPTypes
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import OpenSSLCrypto
 import StandIns

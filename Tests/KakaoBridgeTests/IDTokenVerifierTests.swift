@@ -2,6 +2,7 @@ import BridgeJSON
 import BridgeSupport
 import CurlHTTP
 import Foundation
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import OpenSSLCrypto
 import StandIns

@@ -1,6 +1,7 @@
 import BridgeJSON
 import BridgeSupport
 import Foundation
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Logging
 import OpenSSLCrypto
@@ -50,7 +51,7 @@ import Upstreams
     }
 
     @Test func hookAnswer() throws {
-        let reply = LoginCompleteController.Reply(uid: "kakao:9", kakao: Self.user, claims: ["sub": "kakao:9", "exp": 1_700_000_000])
+        let reply = LoginHook.Verified(uid: "kakao:9", kakao: Self.user, claims: ["sub": "kakao:9", "exp": 1_700_000_000])
         try Self.expectSame(reply.jsonBytes, HookMirror(uid: "kakao:9", kakao: Self.userMirror, claims: .init(sub: "kakao:9", exp: 1_700_000_000)))
     }
 

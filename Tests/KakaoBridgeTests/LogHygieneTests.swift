@@ -1,6 +1,7 @@
 import BridgeJSON
 import Foundation
 import OpenSSLCrypto
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import StandIns
 import Testing

@@ -1,5 +1,6 @@
 import BridgeJSON
 import Foundation
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import StandIns
 import Testing

@@ -2,6 +2,7 @@ import BridgeJSON
 import BridgeSupport
 import Foundation
 import StandIns
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
 

@@ -1,6 +1,7 @@
 import BridgeJSON
 import BridgeSupport
 import Foundation
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import StandIns
 import Testing

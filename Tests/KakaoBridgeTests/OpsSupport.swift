@@ -3,6 +3,7 @@ import BridgeSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import StandIns
 import Synchronization

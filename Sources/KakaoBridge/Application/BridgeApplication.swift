@@ -15,7 +15,7 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
 
     let inner: Application<Responder>
     /// The live state: tests and `serve` reach readiness and reload through it.
-    public let holder: StateHolder
+    public let holder: FeatureHolder
 
     /// ServiceLifecycle logs services by description; keep it to a name.
     public var description: String { "kakao-bridge" }

@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeSupport
 import Logging
 import NIOCore
@@ -22,12 +23,8 @@ public struct BridgeEnvironment: Sendable {
     public var onServerRunning: @Sendable (Int) async -> Void
     /// `nil` when the configuration did not come from a file (tests, sandbox): SIGHUP is then ignored.
     public var reload: Reload?
-    /// Outlives every reload: a webhook that arrived before a SIGHUP still counts after it.
-    public var unlinkedUsers: UnlinkedKakaoUsers
-    /// Outlives every reload too: nonces issued before a SIGHUP stay good, and used ones stay used.
-    public var kakaoNonces: KakaoNonceMemory
-    /// Outlives every reload too: a link under way when a SIGHUP arrives still holds its account.
-    public var linkLocks: LinkLocks
+    /// What the features remember across reloads.
+    public var lasting: LastingMemory
     /// Logins admitted past the router at once (`LoginAdmission`): by default 64 per core; tests set their own.
     public var loginAdmissionLimit: Int
 
@@ -39,9 +36,7 @@ public struct BridgeEnvironment: Sendable {
         self.clock = clock
         self.reload = reload
         self.onServerRunning = onServerRunning
-        self.unlinkedUsers = UnlinkedKakaoUsers(clock: clock)
-        self.kakaoNonces = KakaoNonceMemory(clock: clock)
-        self.linkLocks = LinkLocks()
+        self.lasting = LastingMemory(clock: clock)
         self.loginAdmissionLimit = LoginAdmission.limit(cores: System.coreCount)
     }
 }

@@ -1,9 +1,11 @@
+import BridgeFeatures
 import BridgeSupport
 import Hummingbird
 import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
+import Upstreams
 
 /// The composition root: `serve`, the sandbox and the tests all run the application built here, from a configuration and
 /// the upstreams to call (the real ones from `BridgeUpstreams.live`, or fakes). Metrics are bootstrapped by the caller,
@@ -11,16 +13,16 @@ import NIOCore
 public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
-    let state = try BridgeState.assemble(config, upstreams: upstreams, clock: environment.clock, logger: environment.logger,
-        unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces, linkLocks: environment.linkLocks
+    let features = try Features.assemble(
+        config, upstreams: upstreams, lasting: environment.lasting, clock: environment.clock, logger: environment.logger
     )
-    logStart(state.config, logger: environment.logger)
-    let holder = StateHolder(state)
+    logStart(features.config, logger: environment.logger)
+    let holder = FeatureHolder(features)
     let onServerRunning = environment.onServerRunning
     let reload = ReloadService(holder: holder, environment: environment, startup: config)
     let application = Application(
         responder: LoginAdmission(
-            inner: buildRouter(holder: holder, clock: environment.clock).buildResponder(),
+            inner: buildRouter(holder: holder).buildResponder(),
             queue: AdmissionQueue(
                 limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: "kakao_bridge_logins_waiting")
             )
@@ -35,7 +37,7 @@ public func buildApplication(
 }
 
 /// HTTP/1.1 with the connection caps, the first-request and per-request read deadlines in front (`ConnectionGuard`).
-func guardedHTTP1(_ server: BridgeConfig.Server, holder: StateHolder) -> HTTPServerBuilder {
+func guardedHTTP1(_ server: BridgeConfig.Server, holder: FeatureHolder) -> HTTPServerBuilder {
     let connections = ConnectionCount(limit: server.maxConnections, perClientLimit: server.maxConnectionsPerClient) { address in
         let trusted = holder.current?.config.server.trustedProxies ?? server.trustedProxies
         return trusted.contains { $0.contains(address) }
@@ -62,25 +64,18 @@ func logStart(_ config: BridgeConfig, logger: Logger) {
     }
 }
 
-func buildRouter(holder: StateHolder, clock: UnixClock = .system) -> Router<BridgeRequestContext> {
+func buildRouter(holder: FeatureHolder) -> Router<BridgeRequestContext> {
     let router = Router(context: BridgeRequestContext.self)
     router.add(middleware: EdgeMiddleware(holder: holder))
     let hookLimit = HookRateLimit()
-    TokenExchangeController(holder: holder).register(on: router)
+    TokenExchangeController(login: holder.live { $0.login }).register(on: router)
     // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
-    UnlinkController(holder: holder, clock: clock).register(on: router)
-    KakaoNonceController(holder: holder).register(on: router)
-    LegacyController(holder: holder).register(on: router)
-    LoginCompleteController(holder: holder, hookLimit: hookLimit).register(on: router)
-    RevokeController(holder: holder, hookLimit: hookLimit, clock: clock).register(on: router)
+    UnlinkController(unlink: holder.live { $0.unlink }).register(on: router)
+    KakaoNonceController(nonces: holder.live { $0.nonces }).register(on: router)
+    LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
+    LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)
+    RevokeController(revocation: holder.live { $0.revocation }, hookLimit: hookLimit).register(on: router)
     HealthController(holder: holder).register(on: router)
     MetricsEndpoint().register(on: router)
     return router
-}
-
-/// Why the service cannot start: a configuration that is valid on paper but unusable (the key file).
-public struct StartupFailure: Error, Sendable, CustomStringConvertible {
-    public let description: String
-
-    public init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeSupport
 import Hummingbird
 import Upstreams
@@ -14,7 +15,7 @@ import Upstreams
 struct EdgeMiddleware: RouterMiddleware {
     typealias Context = BridgeRequestContext
 
-    let holder: StateHolder
+    let holder: FeatureHolder
     let rateLimit = ClientRateLimit()
     let metrics = RequestMetrics()
     let accessLog = AccessLog()
@@ -24,15 +25,15 @@ struct EdgeMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let start = ContinuousClock.now
         // Read once (a lock): the client address and the rate limit see the same configuration.
-        let state = holder.current
-        let context = arrived(request, context, state)
+        let features = holder.current
+        let context = arrived(request, context, features)
         let response: Response
         do {
             try Self.requireCanonical(request)
-            try rateLimit.check(context, perMinute: state?.config.rateLimit.perClientPerMinute ?? 0)
+            try rateLimit.check(context, perMinute: features?.config.rateLimit.perClientPerMinute ?? 0)
             response = try await next(request, context)
         } catch {
-            // The state is read again rather than kept across the await: nothing more is held in this frame per request.
+            // The features are read again rather than kept across the await: nothing more is held in this frame per request.
             let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
             response = ProblemAnswer.response(for: rateLimit.charge(error, context, perMinute: perMinute), context: context)
         }
@@ -42,10 +43,10 @@ struct EdgeMiddleware: RouterMiddleware {
     // Out of line: what an async function computes in its own body can end up in its frame.
 
     @inline(never)
-    private func arrived(_ request: Request, _ context: Context, _ state: BridgeState?) -> Context {
+    private func arrived(_ request: Request, _ context: Context, _ features: Features?) -> Context {
         var context = context
         RequestIDs.assign(request, &context)
-        ClientAddress.assign(request, &context, trusted: state?.config.server.trustedProxies ?? [])
+        ClientAddress.assign(request, &context, trusted: features?.config.server.trustedProxies ?? [])
         metrics.started()
         return context
     }

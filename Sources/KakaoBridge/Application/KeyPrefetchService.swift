@@ -1,3 +1,4 @@
+import BridgeFeatures
 import Logging
 import ServiceLifecycle
 import Upstreams
@@ -6,7 +7,7 @@ import Upstreams
 /// verifier, so that `/readyz` turns ready when they arrive rather than on the first hook call (which a load balancer
 /// would never send to an unready instance). Retries with backoff while the fetch fails.
 struct KeyPrefetchService: Service, CustomStringConvertible {
-    let holder: StateHolder
+    let holder: FeatureHolder
     let logger: Logger
 
     var description: String { "KeyPrefetchService" }
@@ -14,7 +15,7 @@ struct KeyPrefetchService: Service, CustomStringConvertible {
     func run() async throws {
         var pause = Duration.seconds(1)
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            if let idTokens = holder.current?.idTokens, !idTokens.isReady {
+            if let idTokens = holder.current?.hook?.idTokens, !idTokens.isReady {
                 pause = await idTokens.prefetch() ? .seconds(1) : min(pause * 2, .seconds(30))
             }
             let wait = pause

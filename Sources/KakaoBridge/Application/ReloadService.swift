@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeSupport
 import FoundationEssentials
 import Logging
@@ -8,7 +9,7 @@ import Upstreams
 /// SIGHUP: reads the configuration file and the service-account file again and swaps the state in one step, so a request
 /// sees either the old state or the new one, never a mix, and none is dropped. A reload that fails keeps the old state.
 struct ReloadService: Service, CustomStringConvertible {
-    let holder: StateHolder
+    let holder: FeatureHolder
     let environment: BridgeEnvironment
     /// Settings only read at start-up; a reload that changes them says a restart is needed.
     let startup: BridgeConfig
@@ -39,18 +40,17 @@ struct ReloadService: Service, CustomStringConvertible {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
             return
         }
-        let state: BridgeState
+        let features: Features
         do {
-            state = try BridgeState.assemble(
-                config, upstreams: reload.upstreams(config), clock: environment.clock, logger: logger,
-                unlinkedUsers: environment.unlinkedUsers, nonceMemory: environment.kakaoNonces, linkLocks: environment.linkLocks
+            features = try Features.assemble(
+                config, upstreams: reload.upstreams(config), lasting: environment.lasting, clock: environment.clock, logger: logger
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
             return
         }
-        await waitUntilReady(state)
-        holder.replace(state)
+        await waitUntilReady(features)
+        holder.replace(features)
         let restartOnly = Self.restartOnlyChanges(from: startup, to: config)
         if !restartOnly.isEmpty {
             logger.warning(
@@ -65,8 +65,8 @@ struct ReloadService: Service, CustomStringConvertible {
     /// A fresh hook verifier has no certificates yet; swapping it in at once would turn `/readyz` 503 for a moment and
     /// make a load balancer pull this replica. One fetch first (bounded by the upstream deadline); should it fail, the
     /// prefetch service keeps trying after the swap.
-    private func waitUntilReady(_ state: BridgeState) async {
-        guard let idTokens = state.idTokens else { return }
+    private func waitUntilReady(_ features: Features) async {
+        guard let idTokens = features.hook?.idTokens else { return }
         // A shutdown during the reload must not wait for the fetch.
         if await unlessCancelled({ await idTokens.prefetch() }) == false {
             logger.warning("reload: Google's certificates are not fetched yet; the hook is not ready until they are")

@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
 import CurlHTTP

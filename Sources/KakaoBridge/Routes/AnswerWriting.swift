@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import Upstreams
 
@@ -32,7 +33,7 @@ extension FirebaseSession: JSONWritable {
 }
 
 extension TokenExchangeResponse: JSONWritable {
-    func write(to writer: inout JSONWriter) {
+    package func write(to writer: inout JSONWriter) {
         writer.openObject()
         writer.key("uid")
         writer.string(uid)
@@ -66,8 +67,8 @@ extension LegacyController.Reply: JSONWritable {
     }
 }
 
-extension LoginCompleteController.Reply: JSONWritable {
-    func write(to writer: inout JSONWriter) {
+extension LoginHook.Verified: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.openObject()
         writer.key("uid")
         writer.string(uid)

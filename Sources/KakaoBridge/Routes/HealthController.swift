@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
 import Hummingbird
@@ -6,7 +7,7 @@ import Upstreams
 /// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, certificates fetched when the hook is on,
 /// and not draining).
 struct HealthController {
-    let holder: StateHolder
+    let holder: FeatureHolder
 
     func register(on router: Router<BridgeRequestContext>) {
         router.add(.healthz) { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
@@ -23,8 +24,8 @@ struct HealthController {
 
     func readinessProblem() -> String? {
         if holder.isDraining { return "Shutting down." }
-        guard let state = holder.current else { return "Configuration or key not loaded." }
-        if let idTokens = state.idTokens, !idTokens.isReady { return "Google's certificates have not been fetched yet." }
+        guard let features = holder.current else { return "Configuration or key not loaded." }
+        if let hook = features.hook, !hook.idTokens.isReady { return "Google's certificates have not been fetched yet." }
         return nil
     }
 }

@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import Hummingbird
 import Upstreams
@@ -6,7 +7,7 @@ import Upstreams
 /// token. Issuing stores nothing (`KakaoNonces`). Switched off, like all of OpenID Connect, while `kakao.oidc.audiences`
 /// is empty: then 404 `not_found`, and still never the legacy route's token.
 struct KakaoNonceController {
-    let holder: StateHolder
+    let nonces: Live<KakaoNonces>
 
     static let route = Route.kakaoNonce
 
@@ -29,9 +30,7 @@ struct KakaoNonceController {
     }
 
     @Sendable func issue(_ request: Request, context: BridgeRequestContext) async throws -> Response {
-        let state = try holder.require()
-        guard let idTokens = state.kakaoIDTokens else { throw Problem.notFound() }
-        let issued = idTokens.nonces.issue()
+        let issued = try nonces.get().issue()
         return JSONResponse.ok(json: Reply(nonce: issued.nonce, expiresIn: issued.expiresIn))
     }
 }

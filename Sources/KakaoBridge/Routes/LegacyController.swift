@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeSupport
 import Hummingbird
 import Upstreams
@@ -6,7 +7,7 @@ import Upstreams
 /// `{"data": [{"token", "kakao_token"}]}`). Steps 2–3 only. The path carries a token, so nothing here logs the raw path:
 /// metrics and access logs use the route template.
 struct LegacyController {
-    let holder: StateHolder
+    let login: Live<LoginFlow>
 
     static let route = Route.legacy
 
@@ -23,11 +24,10 @@ struct LegacyController {
     }
 
     @Sendable func mint(_ request: Request, context: BridgeRequestContext) async throws -> Response {
-        let state = try holder.require()
-        guard state.config.legacy.enabled else { throw Problem.notFound() }
+        let login = try login.get()
         guard let token = context.parameters.get("access_token") else { throw Problem.missingToken() }
         try BearerToken.validate(token)
-        let minted = try await LoginFlow(state: state).mint(kakaoToken: token, context: context.callContext)
+        let minted = try await login.mint(kakaoToken: token, context: context.callContext)
         return JSONResponse.ok(json: Reply(data: [.init(token: minted.customToken, kakao_token: token)]))
     }
 }

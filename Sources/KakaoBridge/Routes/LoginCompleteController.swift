@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
 import Hummingbird
@@ -8,7 +9,7 @@ import Upstreams
 /// `POST /v1/login-complete` (docs/api.md#post-v1login-complete): the backend's hook. It sends the body the app gave it and learns who the user
 /// really is: the Firebase ID token and the Kakao token are both verified and must name the same user.
 struct LoginCompleteController {
-    let holder: StateHolder
+    let hook: Live<LoginHook>
     let hookLimit: HookRateLimit
 
     static let route = Route.loginComplete
@@ -17,36 +18,16 @@ struct LoginCompleteController {
         router.add(Self.route, use: complete)
     }
 
-    struct Reply {
-        var uid: String
-        var kakao: KakaoUser
-        var claims: JSONValue
-    }
-
     @Sendable func complete(_ request: Request, context: BridgeRequestContext) async throws -> Response {
-        let state = try holder.require()
-        guard let idTokens = state.idTokens else { throw Problem.notFound() }
+        let hook = try hook.get()
         // The secret is checked before the body is read: strangers get nothing but a 401.
-        try Self.authorize(request, secret: state.hookSecret)
-        try hookLimit.take(perMinute: state.config.rateLimit.hookPerMinute)
+        try Self.authorize(request, secret: hook.secret)
+        try hookLimit.take(perMinute: hook.perMinute)
         let (kakaoToken, idToken) = try await Self.readBody(request)
 
-        let verified = try await idTokens.verify(idToken, context: context.callContext)
-        // `hook.check_revoked`: as `verifyIdToken(token, true)`, after the token itself verified.
-        try await state.revocation?.check(verified, context: context.callContext)
+        let verified = try await hook.verify(idToken: idToken, context: context.callContext)
         try BearerToken.validate(kakaoToken)
-        // A Kakao ID token is accepted here too, under every rule but its nonce's single use (the exchange used it).
-        let user = try await LoginFlow(state: state).verifiedUser(kakaoToken, idTokens: .hook, context: context.callContext)
-        guard Self.sameUser(verified, user, uidPrefix: state.config.kakao.uidPrefix) else { throw Problem.tokenMismatch() }
-        return JSONResponse.ok(json: Reply(uid: verified.subject, kakao: user, claims: verified.claims))
-    }
-
-    /// The ID token is the Kakao user's when its `sub` is `kakao:<id>`, or when it carries `kakao_id` equal to the Kakao
-    /// id: a login linked to an existing account (docs/api.md#linking-to-an-existing-firebase-account) signs in as that
-    /// account, and both the custom token's claims and the account's custom claims put `kakao_id` into its ID tokens.
-    static func sameUser(_ token: VerifiedIDToken, _ user: KakaoUser, uidPrefix: String) -> Bool {
-        if token.subject == uidPrefix + String(user.id) { return true }
-        return CustomAttributes.kakaoID(token.claims["kakao_id"]) == user.id
+        return JSONResponse.ok(json: try await hook.match(verified, kakaoToken: kakaoToken, context: context.callContext))
     }
 
     /// `Authorization: Bearer <hook secret>`; anything else, including no header, is `unauthorized` (never `missing_token`:

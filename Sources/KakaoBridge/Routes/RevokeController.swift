@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
 import Hummingbird
@@ -9,9 +10,8 @@ import Upstreams
 /// Authenticated by the hook secret, as the hook, and switched off (404) with it. Sets the user's `validSince` to now,
 /// so every refresh token issued before stops working and `hook.check_revoked` refuses the older ID tokens.
 struct RevokeController {
-    let holder: StateHolder
+    let revocation: Live<UserRevocation>
     let hookLimit: HookRateLimit
-    let clock: UnixClock
 
     static let route = Route.revoke
 
@@ -34,22 +34,11 @@ struct RevokeController {
     }
 
     @Sendable func revoke(_ request: Request, context: BridgeRequestContext) async throws -> Response {
-        let state = try holder.require()
-        guard state.idTokens != nil else { throw Problem.notFound() }
-        try LoginCompleteController.authorize(request, secret: state.hookSecret)
-        try hookLimit.take(perMinute: state.config.rateLimit.hookPerMinute)
+        let revocation = try revocation.get()
+        try LoginCompleteController.authorize(request, secret: revocation.secret)
+        try hookLimit.take(perMinute: revocation.perMinute)
         let uid = try await Self.readUID(request)
-
-        let admin = state.firebaseAdmin
-        guard try await admin.lookUp(.uid(uid), context: context.callContext) != nil else {
-            throw Problem.notFound("No Firebase user has this uid.")
-        }
-        var update = FirebaseUserUpdate(uid: uid)
-        let now = clock.now()
-        update.validSince = now
-        guard try await admin.update(update, context: context.callContext) == .done else {
-            throw Problem.firebaseAdminRejected("The Admin API refused accounts:update (validSince).")
-        }
+        let now = try await revocation.revoke(uid: uid, context: context.callContext)
         context.logger.info("revoked the user's sessions", metadata: ["uid": "\(uid)", "request_id": "\(context.requestID)"])
         return JSONResponse.ok(json: Reply(uid: uid, validSince: now))
     }

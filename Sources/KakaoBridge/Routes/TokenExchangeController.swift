@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeSupport
 import FoundationEssentials
 import Hummingbird
@@ -6,7 +7,7 @@ import Upstreams
 /// `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange): a Kakao token in, a custom token (and, when configured, a Firebase session and the
 /// backend's answer) out.
 struct TokenExchangeController {
-    let holder: StateHolder
+    let login: Live<LoginFlow>
 
     static let route = Route.tokenExchange
 
@@ -31,9 +32,9 @@ struct TokenExchangeController {
         if Self.queryCarriesToken(request.uri.query) {
             throw Problem.invalidRequest("Tokens are not accepted in the query string (URLs end up in logs); use `Authorization: Bearer`.")
         }
-        let state = try holder.require()
+        let login = try login.get()
         let token = try BearerToken.from(request)
-        let result = try await LoginFlow(state: state).exchange(kakaoToken: token, context: context.callContext)
+        let result = try await login.exchange(kakaoToken: token, context: context.callContext)
         return JSONResponse.ok(json: result)
     }
 }

@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeSupport
 import Hummingbird
 import Logging
@@ -12,8 +13,7 @@ import Upstreams
 /// Registered explicitly, so that `unlink` is never taken for the legacy route's token; 404 while `kakao.admin_key` is
 /// empty.
 struct UnlinkController {
-    let holder: StateHolder
-    let clock: UnixClock
+    let unlink: Live<KakaoUnlink>
     let meters = UnlinkMeters()
 
     static let route = Route.kakaoUnlink
@@ -23,18 +23,17 @@ struct UnlinkController {
     }
 
     @Sendable func unlink(_ request: Request, context: BridgeRequestContext) async throws -> Response {
-        let state = try holder.require()
-        guard !state.config.kakao.adminKey.isEmpty else { throw Problem.notFound() }
-        try Self.authorize(request, adminKey: Array(state.config.kakao.adminKey.utf8))
-        let event = try await Self.event(from: request, appID: state.config.kakao.appID)
+        let unlink = try unlink.get()
+        try Self.authorize(request, adminKey: unlink.adminKey)
+        let event = try await Self.event(from: request, appID: unlink.appID)
 
         var call = context.callContext
-        call.deadline = ContinuousClock.now.advanced(by: .milliseconds(state.config.kakao.unlinkDeadlineMS))
-        let (outcome, uid, problem) = await KakaoUnlink(state: state, clock: clock).run(event, context: call)
+        call.deadline = ContinuousClock.now.advanced(by: unlink.deadline)
+        let (outcome, uid, problem) = await unlink.run(event, context: call)
         meters.count(outcome)
         var metadata: Logger.Metadata = [
             "kakao_id": "\(event.kakaoID)", "referrer_type": "\(event.referrerType ?? "")", "request_id": "\(context.requestID)",
-            "action": "\(state.config.kakao.unlinkAction.rawValue)",
+            "action": "\(unlink.action.rawValue)",
         ]
         if let uid { metadata["uid"] = "\(uid)" }
         if let problem {

@@ -3,7 +3,7 @@ import Metrics
 
 /// The Admin API as the rest of the service uses it: the credential from `AccessTokenCache` (or `owner` with the Auth
 /// Emulator), the configured project and tenant, and the metrics of every call by operation and outcome. Built by
-/// `BridgeState.assemble` in front of whatever `FirebaseAdminCalling` it is given.
+/// `Features.assemble` in front of whatever `FirebaseAdminCalling` it is given.
 package struct FirebaseAdmin: Sendable {
     package enum Operation: String, CaseIterable, Sendable {
         case lookup

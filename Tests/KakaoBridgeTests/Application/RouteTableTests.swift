@@ -1,4 +1,5 @@
 import HTTPTypes
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
 

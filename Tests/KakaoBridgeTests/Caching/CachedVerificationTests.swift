@@ -1,3 +1,4 @@
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
 import Upstreams

@@ -2,6 +2,7 @@ import BridgeSupport
 import Foundation
 import Testing
 
+@testable import BridgeFeatures
 @testable import KakaoBridge
 
 /// The configuration file's YAML reader (docs/configuration.md#the-yaml-it-reads): what it reads, and that everything

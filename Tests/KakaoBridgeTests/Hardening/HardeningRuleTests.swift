@@ -2,6 +2,7 @@ import BridgeJSON
 import BridgeSupport
 import Foundation
 import Logging
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import OpenSSLCrypto
 import StandIns
@@ -136,8 +137,8 @@ extension HardeningRuleTests {
             kakaoKeys: FakeKakaoKeys(keys: KakaoOIDCKeys())
         )
         let logger = Logger(label: "test")
-        #expect(throws: StartupFailure.self) { try BridgeState.assemble(config, upstreams: upstreams, clock: .system, logger: logger) }
+        #expect(throws: StartupFailure.self) { try Features.assemble(config, upstreams: upstreams, lasting: LastingMemory(clock: .system), clock: .system, logger: logger) }
         config.upstream.allowInsecure = true
-        _ = try BridgeState.assemble(config, upstreams: upstreams, clock: .system, logger: logger)
+        _ = try Features.assemble(config, upstreams: upstreams, lasting: LastingMemory(clock: .system), clock: .system, logger: logger)
     }
 }

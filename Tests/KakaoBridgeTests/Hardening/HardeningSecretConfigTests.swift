@@ -1,5 +1,6 @@
 import BridgeSupport
 import Foundation
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
 

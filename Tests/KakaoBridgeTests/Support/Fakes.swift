@@ -1,4 +1,5 @@
 import BridgeJSON
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import BridgeSupport
 import OpenSSLCrypto

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Logging
 import StandIns
@@ -107,7 +108,7 @@ final class RouterWorld: Sendable {
             ),
             environment: environment
         )
-        let unlinkedUsers = environment.unlinkedUsers
+        let unlinkedUsers = environment.lasting.unlinkedUsers
         let configured = config
         return try await app.test(.router) { client in
             let world = RouterWorld(

@@ -1,7 +1,9 @@
+import Upstreams
 import BridgeJSON
 import BridgeSupport
 import CurlHTTP
 import Hummingbird
+@testable import BridgeFeatures
 @testable import KakaoBridge
 import Logging
 

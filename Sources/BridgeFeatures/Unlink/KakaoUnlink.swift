@@ -7,33 +7,73 @@ import Upstreams
 /// (1) forget every cached verification of theirs and remember the unlink for a day, (2) the configured action on their
 /// Firebase user (or, for a link record, on the linked account: `kakao_id` removed and sessions revoked, then the record
 /// deleted), (3) tell the backend. Replaying a callback does no harm: each step leaves the same state twice.
-struct KakaoUnlink: Sendable {
-    typealias Action = BridgeConfig.UnlinkAction
+///
+/// Present exactly when `kakao.admin_key` is set.
+package final class KakaoUnlink: Sendable {
+    package typealias Action = BridgeConfig.UnlinkAction
 
     /// One unlink as Kakao reported it.
-    struct Event: Sendable {
-        var kakaoID: Int64
-        var referrerType: String?
+    package struct Event: Sendable {
+        package var kakaoID: Int64
+        package var referrerType: String?
+
+        package init(kakaoID: Int64, referrerType: String?) {
+            self.kakaoID = kakaoID
+            self.referrerType = referrerType
+        }
     }
 
     /// What happened, for the log line and the metric.
-    enum Outcome: String, CaseIterable, Sendable {
+    package enum Outcome: String, CaseIterable, Sendable {
         case done
         case noUser = "no_user"
         case failed
     }
 
-    let state: BridgeState
+    /// `kakao.app_id`: the webhook's `app_id` must be ours.
+    package let appID: Int64
+    /// `kakao.admin_key`: what Kakao sends as `Authorization: KakaoAK`.
+    package let adminKey: [UInt8]
+    /// `kakao.unlink_deadline_ms`: Kakao counts anything slower than 3 s as a failure.
+    package let deadline: Duration
+    package let action: Action
+    let uidPrefix: String
+    let admin: FirebaseAdmin
+    let unlinkedUsers: UnlinkedKakaoUsers
+    /// The verified-token cache, when on: the user's entries are dropped from it.
+    let kakaoCache: KakaoVerificationCache?
+    /// The user sync's cache, when the sync is on.
+    let userCache: UserRecordCache?
+    /// Present exactly when `backend.unlink_url` is set.
+    let notifier: (any UnlinkNotifying)?
     let clock: UnixClock
+
+    init(
+        appID: Int64, adminKey: [UInt8], deadline: Duration, action: Action, uidPrefix: String, admin: FirebaseAdmin,
+        unlinkedUsers: UnlinkedKakaoUsers, kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?,
+        notifier: (any UnlinkNotifying)?, clock: UnixClock
+    ) {
+        self.appID = appID
+        self.adminKey = adminKey
+        self.deadline = deadline
+        self.action = action
+        self.uidPrefix = uidPrefix
+        self.admin = admin
+        self.unlinkedUsers = unlinkedUsers
+        self.kakaoCache = kakaoCache
+        self.userCache = userCache
+        self.notifier = notifier
+        self.clock = clock
+    }
 
     /// The first failing step's problem, or nothing when every configured step succeeded. Steps 1 and 4 are local and
     /// cannot fail. Once the lookup has said who the person was, step 3 runs even when the action failed: the backend's
     /// data is not Firebase's. When the lookup itself fails, the backend is not told a guess.
-    func run(_ event: Event, context: CallContext) async -> (outcome: Outcome, uid: String?, problem: Problem?) {
-        let kakaoUID = state.config.kakao.uidPrefix + String(event.kakaoID)
-        state.unlinkedUsers.record(event.kakaoID)
-        state.kakaoCache?.dropUser(event.kakaoID)
-        state.userSync?.cache.forget(uid: kakaoUID)
+    package func run(_ event: Event, context: CallContext) async -> (outcome: Outcome, uid: String?, problem: Problem?) {
+        let kakaoUID = uidPrefix + String(event.kakaoID)
+        unlinkedUsers.record(event.kakaoID)
+        kakaoCache?.dropUser(event.kakaoID)
+        userCache?.forget(uid: kakaoUID)
 
         let target: Target
         do throws(Problem) {
@@ -47,7 +87,7 @@ struct KakaoUnlink: Sendable {
         } catch {
             problem = error
         }
-        if let notifier = state.unlinkNotifier {
+        if let notifier = notifier {
             do throws(Problem) {
                 try await notifier.notify(
                     UnlinkNotice(uid: target.uid, kakaoID: event.kakaoID, referrerType: event.referrerType), context: context
@@ -78,7 +118,7 @@ struct KakaoUnlink: Sendable {
     }
 
     private func lookUp(_ kakaoUID: String, context: CallContext) async throws(Problem) -> Target {
-        guard let record = try await state.firebaseAdmin.lookUp(.uid(kakaoUID), context: context) else { return .none }
+        guard let record = try await admin.lookUp(.uid(kakaoUID), context: context) else { return .none }
         if let attributes = CustomAttributes(record.customAttributes), let linkedUID = attributes.linkedUID {
             return .linked(record: kakaoUID, account: linkedUID)
         }
@@ -87,7 +127,6 @@ struct KakaoUnlink: Sendable {
 
     /// Step 2.
     private func apply(_ target: Target, kakaoID: Int64, context: CallContext) async throws(Problem) {
-        let admin = state.firebaseAdmin
         switch target {
         case .none:
             return
@@ -96,7 +135,7 @@ struct KakaoUnlink: Sendable {
             try await admin.delete(uid: record, context: context)
         case .user(let uid):
             var update = FirebaseUserUpdate(uid: uid)
-            switch state.config.kakao.unlinkAction {
+            switch action {
             case .none:
                 return
             case .delete:
@@ -116,7 +155,7 @@ struct KakaoUnlink: Sendable {
     /// its sessions, whatever `kakao.unlink_action` says. An account that no longer names this Kakao user (a stale
     /// record, docs/api.md#linking-to-an-existing-firebase-account) is not this person's and is left alone.
     private func unlinkLinkedAccount(_ uid: String, kakaoID: Int64, context: CallContext) async throws(Problem) {
-        guard let linked = try await state.firebaseAdmin.lookUp(.uid(uid), context: context),
+        guard let linked = try await admin.lookUp(.uid(uid), context: context),
               let attributes = CustomAttributes(linked.customAttributes), attributes.kakaoID == kakaoID else { return }
         var update = FirebaseUserUpdate(uid: uid)
         update.validSince = clock.now()
@@ -125,17 +164,17 @@ struct KakaoUnlink: Sendable {
     }
 
     private func write(_ update: FirebaseUserUpdate, context: CallContext) async throws(Problem) {
-        guard try await state.firebaseAdmin.update(update, context: context) == .done else {
+        guard try await admin.update(update, context: context) == .done else {
             throw Problem.firebaseAdminRejected("The Admin API refused accounts:update for the unlinked user.")
         }
     }
 }
 
 /// `kakao_bridge_unlink_total{outcome}`.
-final class UnlinkMeters: Sendable {
+package final class UnlinkMeters: Sendable {
     private let counters: [String: Counter]
 
-    init() {
+    package init() {
         var counters: [String: Counter] = [:]
         for outcome in KakaoUnlink.Outcome.allCases {
             counters[outcome.rawValue] = Counter(label: "kakao_bridge_unlink_total", dimensions: [("outcome", outcome.rawValue)])
@@ -143,5 +182,5 @@ final class UnlinkMeters: Sendable {
         self.counters = counters
     }
 
-    func count(_ outcome: KakaoUnlink.Outcome) { counters[outcome.rawValue]?.increment() }
+    package func count(_ outcome: KakaoUnlink.Outcome) { counters[outcome.rawValue]?.increment() }
 }

@@ -7,9 +7,9 @@ import Upstreams
 /// (signature and claims, cached like an access token's), then on every use, cached or not, the rules that can change
 /// after it: the user unlinked the app since the token was issued, and the nonce (HMAC, expiry and, on the exchange,
 /// single use). Present in `BridgeState` exactly when `kakao.oidc.audiences` is not empty.
-struct KakaoIDTokens: Sendable {
+package struct KakaoIDTokens: Sendable {
     /// The exchange uses up the token's nonce; the hook, which sees the same token right after, must not.
-    enum Use: Sendable {
+    package enum Use: Sendable {
         case exchange
         case hook
     }
@@ -40,7 +40,7 @@ struct KakaoIDTokens: Sendable {
 
     /// docs/api.md#get-v1token-exchange: a Bearer value of three dot-separated segments is an ID token; Kakao access tokens
     /// have no dots.
-    static func looksLikeIDToken(_ bearer: String) -> Bool {
+    package static func looksLikeIDToken(_ bearer: String) -> Bool {
         bearer.utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2
     }
 

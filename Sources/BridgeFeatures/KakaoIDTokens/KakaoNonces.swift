@@ -8,7 +8,7 @@ import Upstreams
 /// HMAC over the first 25 bytes with `kakao.oidc.nonce_secret` (or the process's generated key). Checking one is pure: the
 /// HMAC says this service issued it, the expiry that it is still good. That it was not used before is the job of
 /// `KakaoNonceMemory`, on the exchange only.
-struct KakaoNonces: Sendable {
+package struct KakaoNonces: Sendable {
     static let lifetimeSeconds: Int64 = 600
     private static let version: UInt8 = 1
     private static let randomBytes = 16
@@ -17,7 +17,7 @@ struct KakaoNonces: Sendable {
     private static let totalBytes = signedBytes + macBytes
 
     /// A nonce that passed the HMAC and expiry checks: what the single-use memory records.
-    struct Ticket: Sendable, Hashable {
+    package struct Ticket: Sendable, Hashable {
         /// The random part: unique per issued nonce.
         let id: NonceID
         let expiresAt: Int64
@@ -26,12 +26,12 @@ struct KakaoNonces: Sendable {
     private let secret: [UInt8]
     private let clock: UnixClock
 
-    init(secret: [UInt8], clock: UnixClock) {
+    package init(secret: [UInt8], clock: UnixClock) {
         self.secret = secret
         self.clock = clock
     }
 
-    func issue() -> (nonce: String, expiresIn: Int64) {
+    package func issue() -> (nonce: String, expiresIn: Int64) {
         var bytes: [UInt8] = [Self.version]
         bytes.reserveCapacity(Self.totalBytes)
         let expiresAt = UInt64(bitPattern: clock.now() + Self.lifetimeSeconds)
@@ -42,7 +42,7 @@ struct KakaoNonces: Sendable {
     }
 
     /// The nonce's ticket, or the rule it breaks. Details never echo the nonce.
-    func check(_ nonce: String) throws(Problem) -> Ticket {
+    package func check(_ nonce: String) throws(Problem) -> Ticket {
         guard nonce.utf8.count <= 128, let bytes = Base64URL.decode(nonce), bytes.count == Self.totalBytes, bytes[0] == Self.version else {
             throw Problem.invalidKakaoIDToken("The ID token's nonce was not issued by this service (GET /v1/kakao/nonce).")
         }

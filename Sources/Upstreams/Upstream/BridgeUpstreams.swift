@@ -4,7 +4,7 @@ import Upstreams
 
 /// The external systems the service calls, each behind a `Sendable` protocol. `live` talks to the configured URLs through
 /// libcurl; tests pass in-memory fakes, and nothing above the protocols can tell the difference. Caches (verified Kakao
-/// tokens, Google's certificates) are not upstreams: `BridgeState` puts them in front of whatever it is given.
+/// tokens, Google's certificates) are not upstreams: `Features.assemble` puts them in front of whatever it is given.
 public struct BridgeUpstreams: Sendable {
     public var kakao: any KakaoVerifying
     public var identityToolkit: any IdentityToolkitExchanging

@@ -1,0 +1,84 @@
+import BridgeSupport
+import Logging
+import Upstreams
+
+extension Features {
+    /// Loads the service account, puts the caches in front of the upstreams and builds each feature that is switched on:
+    /// what the service does at start and on every reload.
+    public static func assemble(
+        _ config: BridgeConfig, upstreams: BridgeUpstreams, lasting: LastingMemory, clock: UnixClock, logger: Logger
+    ) throws(StartupFailure) -> Features {
+        let account = try loadServiceAccount(config)
+        // The key file names the token endpoint: the same https rule as every configured upstream URL.
+        guard config.upstream.allowInsecure || config.firebase.usesEmulator || ConfigValidation.isSecureOrLoopback(account.tokenURI) else {
+            throw StartupFailure(
+                "firebase.service_account_file: token_uri must be https:// (plain http:// only to a loopback host, or with upstream.allow_insecure: true)"
+            )
+        }
+        var config = config
+        if config.firebase.projectID.isEmpty { config.firebase.projectID = account.projectID }
+        let kakaoCache = config.kakao.cacheSeconds > 0
+            ? KakaoVerificationCache(
+                wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: lasting.unlinkedUsers
+            )
+            : nil
+        let credentials = config.firebase.usesEmulator
+            ? AccessTokenCache.emulator(clock: clock)
+            : AccessTokenCache(fetching: upstreams.googleTokens, account: account, clock: clock)
+        let admin = FirebaseAdmin(
+            api: upstreams.firebaseAdmin, credentials: credentials, projectID: config.firebase.projectID,
+            tenantID: config.firebase.tenantID
+        )
+        let userSync = config.firebase.userSync == .off ? nil : UserSync(
+            admin: admin, mode: config.firebase.userSync,
+            cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock), logger: logger,
+            linksByEmail: config.linking.byVerifiedEmail, uidPrefix: config.kakao.uidPrefix, linkLocks: lasting.linkLocks
+        )
+        let kakaoIDTokens = KakaoIDTokens.assemble(
+            config, keys: upstreams.kakaoKeys, cache: kakaoCache, unlinkedUsers: lasting.unlinkedUsers,
+            nonceMemory: lasting.kakaoNonces, clock: clock, logger: logger
+        )
+        let login = LoginFlow(
+            kakao: kakaoCache ?? upstreams.kakao, kakaoIDTokens: kakaoIDTokens, userSync: userSync,
+            minter: CustomTokenMinter(
+                account: account, ttlSeconds: config.firebase.customTokenTTLSeconds, tenantID: config.firebase.tenantID, clock: clock
+            ),
+            identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
+            backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend,
+            uidPrefix: config.kakao.uidPrefix
+        )
+        let hook = config.hook.secret.isEmpty ? nil : LoginHook(
+            secret: Array(config.hook.secret.utf8), perMinute: config.rateLimit.hookPerMinute,
+            idTokens: IDTokenVerifier(
+                rules: IDTokenClaimRules(
+                    projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
+                    clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
+                ),
+                certificates: .googleCertificates(upstreams.certificates, clock: clock, logger: logger),
+                acceptsEmulatorTokens: config.firebase.usesEmulator
+            ),
+            revocation: config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
+            login: login
+        )
+        let unlink = config.kakao.adminKey.isEmpty ? nil : KakaoUnlink(
+            appID: config.kakao.appID, adminKey: Array(config.kakao.adminKey.utf8),
+            deadline: .milliseconds(config.kakao.unlinkDeadlineMS), action: config.kakao.unlinkAction,
+            uidPrefix: config.kakao.uidPrefix, admin: admin, unlinkedUsers: lasting.unlinkedUsers, kakaoCache: kakaoCache,
+            userCache: userSync?.cache, notifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier, clock: clock
+        )
+        return Features(
+            config: config, login: login, legacyLogin: config.legacy.enabled ? login : nil, hook: hook,
+            revocation: hook.map { UserRevocation(secret: $0.secret, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
+            nonces: kakaoIDTokens?.nonces
+        )
+    }
+
+    /// `check-config` loads the key too, not only the YAML.
+    public static func loadServiceAccount(_ config: BridgeConfig) throws(StartupFailure) -> ServiceAccount {
+        do {
+            return try ServiceAccount.load(path: config.firebase.serviceAccountFile)
+        } catch {
+            throw StartupFailure("firebase.service_account_file: \(error)")
+        }
+    }
+}

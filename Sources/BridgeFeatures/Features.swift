@@ -1,0 +1,38 @@
+import BridgeSupport
+import Upstreams
+
+/// The features, each a small service built from one configuration and the upstreams. Replaced as a whole on reload
+/// (SIGHUP), so a request sees one consistent set from start to end; a feature that is switched off is `nil`.
+///
+/// A class, not a struct: a request takes it once and its async frames hold what it took by reference while they wait on
+/// Kakao (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
+public final class Features: Sendable {
+    /// The configuration the features were built from (`project_id` filled in from the key file); the edge reads its own
+    /// settings (rate limits, trusted proxies) from it.
+    public let config: BridgeConfig
+    /// `GET /v1/token-exchange`: always on.
+    package let login: LoginFlow
+    /// `GET /v1/kakao/{access_token}`: the same flow, present while `legacy.enabled`.
+    package let legacyLogin: LoginFlow?
+    /// `POST /v1/login-complete`: present exactly when `hook.secret` is set.
+    package let hook: LoginHook?
+    /// `POST /v1/users/revoke`: present with the hook.
+    package let revocation: UserRevocation?
+    /// Kakao's unlink webhook: present exactly when `kakao.admin_key` is set.
+    package let unlink: KakaoUnlink?
+    /// `GET /v1/kakao/nonce`: present exactly when `kakao.oidc.audiences` is not empty.
+    package let nonces: KakaoNonces?
+
+    init(
+        config: BridgeConfig, login: LoginFlow, legacyLogin: LoginFlow?, hook: LoginHook?, revocation: UserRevocation?,
+        unlink: KakaoUnlink?, nonces: KakaoNonces?
+    ) {
+        self.config = config
+        self.login = login
+        self.legacyLogin = legacyLogin
+        self.hook = hook
+        self.revocation = revocation
+        self.unlink = unlink
+        self.nonces = nonces
+    }
+}
