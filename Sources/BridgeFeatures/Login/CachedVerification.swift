@@ -1,3 +1,5 @@
+import Upstreams
+
 /// One entry of `KakaoVerificationCache`: a verified Kakao user, how long to trust them, and the token's digest, in a
 /// single allocation.
 ///

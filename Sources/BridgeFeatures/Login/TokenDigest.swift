@@ -1,3 +1,4 @@
+import Upstreams
 import OpenSSLCrypto
 
 /// What a cached verification was made from. Part of the cache's key (docs/api.md#kakao-id-tokens): a verification of

@@ -1,3 +1,4 @@
+import Upstreams
 import BridgeSupport
 /// The storage behind `KakaoVerificationCache`, which keeps it under a lock: an `ExpiringTable` of entries keyed by 64
 /// bits of the token's digest, compared whole on the way out. No clock and no locking, so the tests drive it with

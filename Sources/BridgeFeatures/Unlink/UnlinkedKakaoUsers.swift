@@ -1,3 +1,4 @@
+import Upstreams
 import BridgeSupport
 import Synchronization
 
