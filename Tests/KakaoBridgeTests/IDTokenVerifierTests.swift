@@ -10,17 +10,6 @@ import Synchronization
 import Testing
 import Upstreams
 
-/// A Unix clock the test moves by hand.
-final class ManualUnixClock: Sendable {
-    private let seconds: Atomic<Int64>
-
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { seconds = Atomic(start) }
-
-    var now: Int64 { seconds.load(ordering: .relaxed) }
-    func advance(_ delta: Int64) { seconds.add(delta, ordering: .relaxed) }
-    var clock: UnixClock { UnixClock { [seconds = self] in seconds.now } }
-}
-
 /// The real certificate stand-in on loopback, a real `Upstream` to it, and the certificate cache under test.
 final class IDTokenFixture: Sendable {
     static let projectID = "bridge-test-project"

@@ -33,9 +33,9 @@ import Upstreams
     }
 
     @Test func entriesExpireAfterCacheSeconds() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = RouterWorld.Options()
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         options.configure = { $0.kakao.cacheSeconds = 60 }
         try await RouterWorld.with(options) { world in
             let token = world.validToken()
@@ -53,9 +53,9 @@ import Upstreams
     }
 
     @Test func aTokenIsNeverTrustedPastKakaosOwnExpiry() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = RouterWorld.Options()
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         try await RouterWorld.with(options) { world in
             let token = world.kakao.issue(KakaoUser(id: 77, nickname: "Short"), expiresIn: 10)
             let reply5 = try await world.exchange(token)
@@ -148,11 +148,3 @@ import Upstreams
     }
 }
 
-/// Unix time that only moves when told to, starting at the real time (minted tokens stay plausible).
-final class MovableClock: Sendable {
-    private let seconds = Atomic<Int64>(Int64(Date().timeIntervalSince1970))
-
-    var unixClock: UnixClock { UnixClock { self.seconds.load(ordering: .relaxed) } }
-
-    func advance(_ by: Int64) { seconds.add(by, ordering: .relaxed) }
-}

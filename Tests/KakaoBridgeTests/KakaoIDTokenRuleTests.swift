@@ -248,13 +248,13 @@ import Upstreams
     }
 
     @Test func anExpiredNonceIsRefused() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = OIDC.on()
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         try await RouterWorld.with(options) { world in
             let nonce = try await world.nonce()
             clock.advance(601)
-            let token = try world.kakaoIDToken(nonce: nonce, issuedAt: clock.unixClock.now() - 5)
+            let token = try world.kakaoIDToken(nonce: nonce, issuedAt: clock.clock.now() - 5)
             try await expectRefused(world, token, "nonce has expired")
         }
     }
@@ -284,9 +284,9 @@ import Upstreams
     // MARK: Keys: unknown kid, rotation, stale keys
 
     @Test func anUnknownKidRefetchesAtMostOnceAMinute() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = OIDC.on(requireNonce: false)
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         let keys = KakaoOIDCKeys()
         try await RouterWorld.with(options, kakaoKeys: keys, kakaoKeysMaxAge: 3600) { world in
             let first = try await world.exchange(try world.kakaoIDToken(nonce: nil))
@@ -304,9 +304,9 @@ import Upstreams
     }
 
     @Test func aRotatedKeyIsFetchedAndTheOldOneKeepsWorking() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = OIDC.on(requireNonce: false)
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         let keys = KakaoOIDCKeys()
         try await RouterWorld.with(options, kakaoKeys: keys, kakaoKeysMaxAge: 3600) { world in
             let before = try world.kakaoIDToken(nonce: nil) { $0["auth_time"] = 1 }
@@ -333,9 +333,9 @@ import Upstreams
     }
 
     @Test func staleKeysServeWhileTheJWKSEndpointFails() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = OIDC.on(requireNonce: false)
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         try await RouterWorld.with(options, kakaoKeys: KakaoOIDCKeys(), kakaoKeysMaxAge: 60) { world in
             #expect(try await world.exchange(try world.kakaoIDToken(nonce: nil) { $0["auth_time"] = 1 }).status == 200)
             world.kakaoKeys.setFailing(true)
@@ -393,11 +393,11 @@ import Upstreams
     }
 
     @Test func anUnlinkedUsersOlderIDTokenIsRefusedEvenWhenCached() async throws {
-        let clock = MovableClock()
+        let clock = ManualUnixClock()
         var options = OIDC.on(requireNonce: false)
-        options.clock = clock.unixClock
+        options.clock = clock.clock
         try await RouterWorld.with(options) { world in
-            let issued = clock.unixClock.now()
+            let issued = clock.clock.now()
             let token = try world.kakaoIDToken(nonce: nil, issuedAt: issued)
             #expect(try await world.exchange(token).status == 200)
             clock.advance(5)

@@ -11,13 +11,13 @@ import Upstreams
     static let secret = Array("0123456789abcdef0123456789abcdef".utf8)
 
     @Test func aNonceChecksUntilItExpires() throws {
-        let clock = MovableClock()
-        let nonces = KakaoNonces(secret: Self.secret, clock: clock.unixClock)
+        let clock = ManualUnixClock()
+        let nonces = KakaoNonces(secret: Self.secret, clock: clock.clock)
         let (nonce, expiresIn) = nonces.issue()
         #expect(expiresIn == 600)
         #expect(Base64URL.decode(nonce) != nil)
         let ticket = try nonces.check(nonce)
-        #expect(ticket.expiresAt == clock.unixClock.now() + 600)
+        #expect(ticket.expiresAt == clock.clock.now() + 600)
         clock.advance(599)
         _ = try nonces.check(nonce)
         clock.advance(1)
@@ -41,9 +41,9 @@ import Upstreams
     }
 
     @Test func theMemoryTakesEachNonceOnce() throws {
-        let clock = MovableClock()
-        let nonces = KakaoNonces(secret: Self.secret, clock: clock.unixClock)
-        let memory = KakaoNonceMemory(clock: clock.unixClock)
+        let clock = ManualUnixClock()
+        let nonces = KakaoNonces(secret: Self.secret, clock: clock.clock)
+        let memory = KakaoNonceMemory(clock: clock.clock)
         let first = try nonces.check(nonces.issue().nonce)
         let second = try nonces.check(nonces.issue().nonce)
         #expect(memory.use(first) == .first)
@@ -58,9 +58,9 @@ import Upstreams
     }
 
     @Test func aFullMemoryRefusesRatherThanForgets() throws {
-        let clock = MovableClock()
-        let nonces = KakaoNonces(secret: Self.secret, clock: clock.unixClock)
-        let memory = KakaoNonceMemory(clock: clock.unixClock, maxEntries: 3)
+        let clock = ManualUnixClock()
+        let nonces = KakaoNonces(secret: Self.secret, clock: clock.clock)
+        let memory = KakaoNonceMemory(clock: clock.clock, maxEntries: 3)
         let tickets = try (0..<4).map { _ in try nonces.check(nonces.issue().nonce) }
         for ticket in tickets.prefix(3) { #expect(memory.use(ticket) == .first) }
         #expect(memory.use(tickets[3]) == .full)

@@ -47,24 +47,24 @@ import Testing
     }
 
     /// OpenID Connect on without nonces, on a clock the test moves.
-    private static func options(_ time: MovableClock) -> TestWorld.Options {
+    private static func options(_ time: ManualUnixClock) -> TestWorld.Options {
         var options = OIDC.on(requireNonce: false)
-        options.clock = time.unixClock
+        options.clock = time.clock
         return options
     }
 
     /// An ID token of Kakao user `id` issued now on `time`, signed by the Kakao stand-in.
-    private static func idToken(_ world: TestWorld, _ id: Int64, at time: MovableClock, signing: IDTokenSigning = .current) throws -> String {
+    private static func idToken(_ world: TestWorld, _ id: Int64, at time: ManualUnixClock, signing: IDTokenSigning = .current) throws -> String {
         try world.kakao.oidcKeys.signIDToken(
             payload: KakaoOIDCKeys.idTokenPayload(
-                for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.unixClock.now()
+                for: StandIns.KakaoAccount(id: id), audience: OIDC.audience, nonce: nil, now: time.clock.now()
             ),
             signing: signing
         )
     }
 
     @Test func keysRotateAndStaleKeysServeWhileTheJWKSEndpointFails() async throws {
-        let time = MovableClock()
+        let time = ManualUnixClock()
         try await TestWorld.with(Self.options(time)) { world in
             // max-age 0 is kept for the cache's floor of a minute; past it every answer is stale, so each step below is
             // decided by the cache's rules once the clock has moved past that minute.
@@ -97,7 +97,7 @@ import Testing
     /// A faulty `max-age=0` must not mean a JWKS fetch per login: the keys are kept a minute all the same
     /// (docs/api.md#kakao-id-tokens).
     @Test func aJWKSAnswerWithMaxAgeZeroIsStillKeptForAMinute() async throws {
-        let time = MovableClock()
+        let time = ManualUnixClock()
         try await TestWorld.with(Self.options(time)) { world in
             world.kakao.setJWKSMaxAge(0)
             for id in Int64(1)...5 {

@@ -68,11 +68,8 @@ import Testing
 
     @Test func sigtermLetsInFlightRequestsFinishAndExitsZero() async throws {
         try await TestWorld.with { world in
-            let directory = try OpsFiles.temporaryDirectory()
+            let (directory, configPath) = try OpsFiles.configFile(for: world)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            try OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
-                .write(to: configPath)
             let bridge = try BridgeProcess(configPath: configPath)
             defer { bridge.stop() }
             let port = try await bridge.waitForPort()

@@ -182,6 +182,15 @@ enum OpsFiles {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
+    /// A temporary directory with `bridge.yaml` for the world's Kakao stand-in and key file: what a spawned `serve` reads.
+    static func configFile(for world: TestWorld) throws -> (directory: URL, path: String) {
+        let directory = try temporaryDirectory()
+        let path = directory.appendingPathComponent("bridge.yaml").path
+        try OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
+            .write(to: path)
+        return (directory, path)
+    }
+
     static func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-ops-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -15,11 +15,8 @@ import Glibc
     /// the service lowers both limits to 0 itself.
     @Test func serveSetsItsCoreFileSizeLimitToZero() async throws {
         try await TestWorld.with { world in
-            let directory = try OpsFiles.temporaryDirectory()
+            let (directory, configPath) = try OpsFiles.configFile(for: world)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            try OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
-                .write(to: configPath)
             let bridge = try SpawnedBridge(
                 arguments: ["serve", "--config", configPath], launcher: ["/usr/bin/prlimit", "--core=unlimited:unlimited", "--"],
                 outputPath: directory.appendingPathComponent("out.log").path
@@ -70,11 +67,8 @@ import Glibc
     /// fails waiting for it.
     @Test func aHangupRightAfterExecDoesNotEndTheProcess() async throws {
         try await TestWorld.with { world in
-            let directory = try OpsFiles.temporaryDirectory()
+            let (directory, configPath) = try OpsFiles.configFile(for: world)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            try OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
-                .write(to: configPath)
             let binary = BridgeProcess.executable.resolvingSymlinksInPath().path
             var ended: [String] = []
             var caught = 0

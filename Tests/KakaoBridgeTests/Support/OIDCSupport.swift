@@ -44,7 +44,7 @@ extension RouterWorld {
         _ change: (inout [String: any Sendable]) -> Void = { _ in }
     ) throws -> String {
         var payload = KakaoOIDCKeys.idTokenPayload(
-            // A few seconds ago on the service's own clock: a test's `MovableClock` starts at the real time and stays
+            // A few seconds ago on the service's own clock: a test's `ManualUnixClock` starts at the real time and stays
             // there, so a token stamped from the real clock reads as issued in the future once a loaded machine has
             // spent a few seconds starting the world (CI saw 12 s).
             for: user, audience: OIDC.audience, nonce: nonce, now: issuedAt ?? clock.now() - 5
