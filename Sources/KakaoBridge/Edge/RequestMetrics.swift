@@ -1,5 +1,6 @@
 import Hummingbird
 import Metrics
+import Synchronization
 
 /// Request counts, latency histograms and the in-flight gauge, labelled by route template, method and status. Recorded
 /// after `ProblemAnswer`, so that the status is the one the client receives.
@@ -15,5 +16,56 @@ struct RequestMetrics: Sendable {
         let meters = meters.meters(route: RouteLabel.route(context), method: RouteLabel.method(request.method), status: status)
         meters.requests.increment()
         meters.duration.record(duration: ContinuousClock.now - start + context.admissionWait)
+    }
+}
+
+/// The request counter and latency timer of each (route, method, status), made once and then reused: building a
+/// `Counter` or `Timer` looks it up in the Prometheus registry under a lock, which is wasted work on every request.
+/// Bounded because each label is: route templates, a fixed set of methods, three-digit status codes.
+final class RequestMeters: Sendable {
+    struct Key: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    struct Meters: Sendable {
+        let requests: Counter
+        let duration: Timer
+    }
+
+    private let made = Mutex<[Key: Meters]>([:])
+
+    func meters(route: String, method: String, status: Int) -> Meters {
+        let key = Key(route: route, method: method, status: status)
+        if let known = made.withLock({ $0[key] }) { return known }
+        let dimensions = [("route", route), ("method", method), ("status", String(status))]
+        let fresh = Meters(
+            requests: Counter(label: "kakao_bridge_requests_total", dimensions: dimensions),
+            duration: Timer(label: "kakao_bridge_request_duration_seconds", dimensions: dimensions)
+        )
+        return made.withLock { table in
+            if let raced = table[key] { return raced }
+            table[key] = fresh
+            return fresh
+        }
+    }
+}
+
+/// Label values that are safe for metrics and logs: the matched route template (never the raw path, which on the legacy
+/// route holds a token) and a closed set of methods (an arbitrary method token would grow the label set without bound).
+enum RouteLabel {
+    static let unmatched = "unmatched"
+
+    static func route(_ context: some RequestContext) -> String {
+        guard let path = context.endpointPath, path != "NotFound", path.hasPrefix("/") else { return unmatched }
+        return path
+    }
+
+    static func method(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .post, .put, .delete, .patch, .head, .options: method.rawValue
+        default: "other"
+        }
     }
 }

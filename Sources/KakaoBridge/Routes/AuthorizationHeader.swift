@@ -1,6 +1,7 @@
 import BridgeSupport
 import Hummingbird
 import OpenSSLCrypto
+import Upstreams
 
 /// The one reader of `Authorization: <scheme> <credentials>` (RFC 9110 §11.6.2): the app's Kakao token and the backend's
 /// hook secret come as `Bearer`, Kakao's webhook proves itself with `KakaoAK <admin key>`. The scheme is
@@ -30,5 +31,35 @@ enum AuthorizationHeader {
     static func carries(_ request: Request, scheme: Scheme, secret: [UInt8]) -> Bool {
         guard !secret.isEmpty, case .credentials(let offered) = read(request, scheme: scheme) else { return false }
         return constantTimeEquals(Array(offered.utf8), secret)
+    }
+}
+
+/// Reads `Authorization: Bearer <token>`: the one way the service accepts credentials.
+enum BearerToken {
+    static func from(_ request: Request) throws(Problem) -> String {
+        switch AuthorizationHeader.read(request, scheme: .bearer) {
+        case .missing:
+            throw Problem.missingToken()
+        case .otherScheme:
+            throw Problem.missingToken("The Authorization header is not `Bearer <token>`.")
+        case .credentials(let token):
+            try validate(token)
+            return token
+        }
+    }
+
+    /// Token characters are those of RFC 6750's b64token; anything else is not a token and is not sent upstream.
+    static func validate(_ token: String) throws(Problem) {
+        guard !token.isEmpty else { throw Problem.missingToken() }
+        guard token.utf8.count <= RequestLimits.maxTokenBytes else {
+            throw Problem.invalidRequest("The token is longer than \(RequestLimits.maxTokenBytes) bytes.")
+        }
+        let allowed = token.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
+                || byte == UInt8(ascii: "=")
+        }
+        guard allowed else { throw Problem.invalidRequest("The token contains characters a token cannot have.") }
     }
 }

@@ -1,5 +1,7 @@
+import BridgeFeatures
 import BridgeJSON
 import Hummingbird
+import Upstreams
 
 /// Every successful answer: JSON from `JSONWriter`, never cached by a proxy (it may carry tokens).
 enum JSONResponse {
@@ -9,5 +11,83 @@ enum JSONResponse {
             status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: body)
         )
+    }
+}
+
+/// The answers of docs/api.md, written with `JSONWriter`; `JSONWriterTests` holds each next to what Foundation writes.
+
+extension KakaoUser: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("id")
+        writer.int(id)
+        writer.member("nickname", nickname)
+        writer.member("email", email)
+        writer.member("email_verified", emailVerified)
+        writer.member("profile_image_url", profileImageURL)
+        writer.closeObject()
+    }
+}
+
+extension FirebaseSession: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("id_token")
+        writer.string(idToken)
+        writer.key("refresh_token")
+        writer.string(refreshToken)
+        writer.key("expires_in")
+        writer.int(expiresIn)
+        writer.key("is_new_user")
+        writer.bool(isNewUser)
+        writer.closeObject()
+    }
+}
+
+extension TokenExchangeResponse: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("uid")
+        writer.string(uid)
+        writer.key("custom_token")
+        writer.string(customToken)
+        writer.key("custom_token_expires_in")
+        writer.int(customTokenExpiresIn)
+        writer.key("kakao")
+        kakao.write(to: &writer)
+        writer.member("firebase", firebase)
+        writer.member("login", login)
+        writer.closeObject()
+    }
+}
+
+extension LegacyController.Reply: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("data")
+        writer.openArray()
+        for item in data {
+            writer.openObject()
+            writer.key("token")
+            writer.string(item.token)
+            writer.key("kakao_token")
+            writer.string(item.kakao_token)
+            writer.closeObject()
+        }
+        writer.closeArray()
+        writer.closeObject()
+    }
+}
+
+extension LoginHook.Verified: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("uid")
+        writer.string(uid)
+        writer.key("kakao")
+        kakao.write(to: &writer)
+        writer.key("claims")
+        writer.value(claims)
+        writer.closeObject()
     }
 }
