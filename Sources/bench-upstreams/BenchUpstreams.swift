@@ -32,6 +32,12 @@ struct BenchUpstreams: AsyncParsableCommand {
     )
     var idTokens = 0
 
+    @Flag(
+        name: .customLong("backend-hook"), inversion: .prefixedNo,
+        help: "The backend stand-in calls the service's hook on each login, as a real backend would (scripts/login-path turns it off to see one request alone)."
+    )
+    var backendHook = true
+
     func validate() throws {
         guard (1...1_000_000).contains(users) else { throw ValidationError("--users must be 1 to 1,000,000") }
         guard (0...10_000).contains(kakaoDelayMS) else { throw ValidationError("--kakao-delay-ms must be 0 to 10,000") }
@@ -74,7 +80,7 @@ struct BenchUpstreams: AsyncParsableCommand {
             hook_secret: \(secret)
             backend_url: \(set.backendURL)
             """)
-        set.backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret)
+        if backendHook { set.backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret) }
         if idTokens > 0 {
             try await Self.writeIDTokens(idTokens, kakao: kakao, in: directory)
             try write(Self.oidcYAML(common, jwksURL: set.kakaoJWKSURL), "bridge-oidc.yaml", in: directory, extra: "")

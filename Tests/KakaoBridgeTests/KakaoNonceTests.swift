@@ -71,10 +71,10 @@ import Upstreams
     }
 
     @Test func idTokensAreToldApartByShape() {
-        #expect(KakaoIDTokens.looksLikeIDToken("a.b.c"))
-        #expect(!KakaoIDTokens.looksLikeIDToken("abc"))
-        #expect(!KakaoIDTokens.looksLikeIDToken("a.b"))
-        #expect(!KakaoIDTokens.looksLikeIDToken("a.b.c.d"))
+        #expect(KakaoCredentialKind(bearer: "a.b.c") == .idToken)
+        #expect(KakaoCredentialKind(bearer: "abc") == .accessToken)
+        #expect(KakaoCredentialKind(bearer: "a.b") == .accessToken)
+        #expect(KakaoCredentialKind(bearer: "a.b.c.d") == .accessToken)
     }
 
     @Test func subjectsAreExactKakaoIDs() {

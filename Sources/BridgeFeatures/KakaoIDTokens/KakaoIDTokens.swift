@@ -38,12 +38,6 @@ package struct KakaoIDTokens: Sendable {
         )
     }
 
-    /// docs/api.md#get-v1token-exchange: a Bearer value of three dot-separated segments is an ID token; Kakao access tokens
-    /// have no dots.
-    package static func looksLikeIDToken(_ bearer: String) -> Bool {
-        bearer.utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2
-    }
-
     func verify(_ token: String, use: Use, context: CallContext) async throws(Problem) -> KakaoUser {
         let verifier = self.verifier
         let clock = self.clock

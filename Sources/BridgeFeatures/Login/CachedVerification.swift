@@ -1,3 +1,5 @@
+import BridgeSupport
+import OpenSSLCrypto
 import Upstreams
 
 /// One entry of `KakaoVerificationCache`: a verified Kakao user, how long to trust them, and the token's digest, in a
@@ -86,5 +88,94 @@ package final class CachedVerification: ManagedBuffer<CachedVerification.Header,
                 emailVerified: header.emailVerified < 0 ? nil : header.emailVerified == 1, profileImageURL: picture
             )
         }
+    }
+}
+
+/// The storage behind `KakaoVerificationCache`, which keeps it under a lock: an `ExpiringTable` of entries keyed by 64
+/// bits of the token's digest, compared whole on the way out. No clock and no locking, so the tests drive it with
+/// digests of their choosing.
+package struct VerificationTable {
+    /// Keyed by the first 64 bits of the token's SHA-256; the entry holds all 256, and a lookup compares them, so two
+    /// tokens that share the 64 bits (about one chance in 10^10 among 100,000 entries) cost one of them its place,
+    /// never its user. A slot is two words where the whole digest as key made it six; the order holds one reference.
+    private var table: ExpiringTable<CachedVerification>
+
+    package init(maxEntries: Int = KakaoVerificationCache.defaultMaxEntries) {
+        table = ExpiringTable(maxEntries: maxEntries)
+    }
+
+    /// Entries held, live or expired but not yet dropped.
+    package var count: Int { table.count }
+
+    /// The entry for exactly this digest while it is trusted; an expired one is dropped on the way.
+    package mutating func entry(for digest: TokenDigest, now: Int64) -> CachedVerification? {
+        guard let entry = table.entry(for: digest.prefix, now: now), entry.digest == digest else { return nil }
+        return entry
+    }
+
+    /// Every entry lives the same TTL, so the oldest insertions expire first: the table drops from the front.
+    package mutating func insert(_ entry: CachedVerification, now: Int64) {
+        table.insert(entry, now: now)
+    }
+
+    /// A walk over the table rather than a per-user index: the index cost memory per entry for every login, while an
+    /// unlink is rare. Entries that stay are only read, never copied.
+    package mutating func dropUser(_ kakaoID: Int64) -> Int {
+        table.removeAll { $0.userID == kakaoID }
+    }
+}
+
+extension CachedVerification: ExpiringEntry {
+    package var key: UInt64 { digest.prefix }
+    package var expiresAt: Int64 { trustedUntil }
+}
+
+/// What a cached verification was made from. Part of the cache's key (docs/api.md#kakao-id-tokens): a verification of
+/// one kind never answers for the other, whatever the two tokens look like.
+package enum KakaoCredentialKind: UInt8, Sendable {
+    case accessToken = 0x41
+    case idToken = 0x49
+
+    /// docs/api.md#get-v1token-exchange: a Bearer value of three dot-separated segments is an ID token; Kakao access
+    /// tokens have no dots.
+    package init(bearer: String) {
+        self = bearer.utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2 ? .idToken : .accessToken
+    }
+}
+
+/// SHA-256 of a token (and of its kind) as four words: cheap to hash and compare, and not the token.
+package struct TokenDigest: Hashable, Sendable {
+    package let words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The kind's byte comes first, so an access token and an ID token of the same text still differ.
+    package init(_ token: String, kind: KakaoCredentialKind = .accessToken) {
+        var bytes: [UInt8] = [kind.rawValue]
+        bytes.append(contentsOf: token.utf8)
+        let digest = SHA256.hash(bytes)
+        words = digest.withUnsafeBytes { bytes in
+            (
+                bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+            )
+        }
+    }
+
+    /// Four words given as they are: tests that need two digests sharing their first word.
+    package init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        self.words = words
+    }
+
+    /// The key of `VerificationTable`; any 64 bits of SHA-256 are as good as any other.
+    package var prefix: UInt64 { words.0 }
+
+    package static func == (lhs: TokenDigest, rhs: TokenDigest) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
     }
 }

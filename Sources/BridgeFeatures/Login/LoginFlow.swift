@@ -47,7 +47,7 @@ package final class LoginFlow: Sendable {
     /// Kakao; only where `idTokens` says how one is used (the token exchange, the hook), and refused elsewhere. Anything
     /// else is an access token, verified by Kakao.
     package func verifiedUser(_ bearer: String, idTokens use: KakaoIDTokens.Use?, context: CallContext) async throws(Problem) -> KakaoUser {
-        if KakaoIDTokens.looksLikeIDToken(bearer) {
+        if KakaoCredentialKind(bearer: bearer) == .idToken {
             // The legacy route takes access tokens only: an ID token there is refused before Kakao or the cache is asked,
             // since only the exchange and the hook check its nonce and the unlink mark (docs/api.md#kakao-id-tokens).
             guard let use else {

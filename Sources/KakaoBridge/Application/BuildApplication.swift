@@ -36,15 +36,6 @@ public func buildApplication(
     return BridgeApplication(inner: application, holder: holder)
 }
 
-/// HTTP/1.1 with the connection caps, the first-request and per-request read deadlines in front (`ConnectionGuard`).
-func guardedHTTP1(_ server: BridgeConfig.Server, holder: FeatureHolder) -> HTTPServerBuilder {
-    let connections = ConnectionCount(limit: server.maxConnections, perClientLimit: server.maxConnectionsPerClient) { address in
-        let trusted = holder.current?.config.server.trustedProxies ?? server.trustedProxies
-        return trusted.contains { $0.contains(address) }
-    }
-    return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, config: server, connections: connections) }
-}
-
 /// The service's first log line: what it talks to. With the Auth Emulator this line says so before anything else, as the
 /// Admin SDKs warn; a production instance must never run like that unnoticed.
 func logStart(_ config: BridgeConfig, logger: Logger) {

@@ -1,3 +1,4 @@
+import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
 import HTTPTypes
@@ -205,4 +206,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let channel = context.channel
         context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
     }
+}
+
+/// HTTP/1.1 with the connection caps, the first-request and per-request read deadlines in front (`ConnectionGuard`).
+func guardedHTTP1(_ server: BridgeConfig.Server, holder: FeatureHolder) -> HTTPServerBuilder {
+    let connections = ConnectionCount(limit: server.maxConnections, perClientLimit: server.maxConnectionsPerClient) { address in
+        let trusted = holder.current?.config.server.trustedProxies ?? server.trustedProxies
+        return trusted.contains { $0.contains(address) }
+    }
+    return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, config: server, connections: connections) }
 }

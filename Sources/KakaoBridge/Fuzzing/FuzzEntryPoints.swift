@@ -22,7 +22,7 @@ import Upstreams
     /// claim rules, the nonce check; and Kakao's JWKS answer read as a key set.
     public static func kakaoIDToken(_ bytes: UnsafeRawBufferPointer) {
         let token = String(decoding: bytes, as: UTF8.self)
-        _ = KakaoIDTokens.looksLikeIDToken(token)
+        _ = KakaoCredentialKind(bearer: token)
         if let parsed = try? KakaoIDTokenVerifier.parse(token), let claims = try? kakaoClaimRules.check(parsed.payload) {
             if let nonce = claims.nonce { _ = try? kakaoNonces.check(nonce) }
         }

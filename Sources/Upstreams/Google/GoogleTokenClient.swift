@@ -1,6 +1,25 @@
 import BridgeJSON
 import BridgeSupport
 import CurlHTTP
+import OpenSSLCrypto
+
+/// An OAuth 2.0 access token for the Admin API, as Google's token endpoint hands it out. Never logged, never in a label.
+public struct GoogleAccessToken: Sendable, Equatable {
+    public var token: String
+    /// Seconds from the answer on; Google gives 3599 or 3600.
+    public var expiresIn: Int64
+
+    public init(token: String, expiresIn: Int64) {
+        self.token = token
+        self.expiresIn = expiresIn
+    }
+}
+
+/// Obtains an access token for a service account (docs/api.md#credentials): the real one sends the RFC 7523 JWT-bearer
+/// grant to the account's `token_uri`; tests pass in-memory fakes. `AccessTokenCache` sits in front of it.
+public protocol GoogleAccessTokenFetching: Sendable {
+    func fetchAccessToken(for account: ServiceAccount, context: CallContext) async throws(Problem) -> GoogleAccessToken
+}
 
 /// Google's OAuth 2.0 token endpoint: `POST {token_uri}` with the JWT-bearer grant (docs/api.md#credentials).
 ///
@@ -69,5 +88,43 @@ package struct GoogleTokenClient: GoogleAccessTokenFetching {
         )
         problem.upstreamMessage = body?["error_description"]?.stringValue.map(GoogleErrorCode.loggable)
         return .init(problem)
+    }
+}
+
+/// The assertion of the RFC 7523 JWT-bearer grant, as Google's auth libraries build it for a service account: header
+/// `{"alg":"RS256","typ":"JWT","kid":<private_key_id>}`, payload `iss` = the account's email, `scope`, `aud` = the
+/// token endpoint, `iat` = now, `exp` = now + 3600 (Google refuses a longer one). Signed by `OpenSSLCrypto`.
+package enum JWTBearerAssertion {
+    package static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    /// The scopes the Firebase Admin SDKs ask for user management.
+    package static let scope = "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/identitytoolkit"
+    package static let lifetimeSeconds: Int64 = 3600
+
+    package static func make(for account: ServiceAccount, now: Int64) throws(CustomTokenError) -> String {
+        do {
+            return try JWTEncoding.signedRS256(
+                encodedHeader: JWTEncoding.encodedRS256Header(kid: account.privateKeyID), payload: payload(for: account, now: now),
+                key: account.privateKey
+            )
+        } catch {
+            throw CustomTokenError("signing the access-token assertion failed: \(error)")
+        }
+    }
+
+    package static func payload(for account: ServiceAccount, now: Int64) -> [UInt8] {
+        var json = JSONWriter(capacity: 320)
+        json.openObject()
+        json.key("iss")
+        json.string(account.clientEmail)
+        json.key("scope")
+        json.string(scope)
+        json.key("aud")
+        json.string(account.tokenURI)
+        json.key("iat")
+        json.int(now)
+        json.key("exp")
+        json.int(now + lifetimeSeconds)
+        json.closeObject()
+        return json.bytes
     }
 }
