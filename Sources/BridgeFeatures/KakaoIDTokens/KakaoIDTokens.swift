@@ -6,7 +6,7 @@ import Upstreams
 /// Kakao ID tokens as `GET /v1/token-exchange` and the hook take them (docs/api.md#kakao-id-tokens): the verification
 /// (signature and claims, cached like an access token's), then on every use, cached or not, the rules that can change
 /// after it: the user unlinked the app since the token was issued, and the nonce (HMAC, expiry and, on the exchange,
-/// single use). Present in `BridgeState` exactly when `kakao.oidc.audiences` is not empty.
+/// single use). Present exactly when `kakao.oidc.audiences` is not empty.
 package struct KakaoIDTokens: Sendable {
     /// The exchange uses up the token's nonce; the hook, which sees the same token right after, must not.
     package enum Use: Sendable {

@@ -107,7 +107,7 @@ package final class LoginFlow: Sendable {
     }
 }
 
-/// The answer of `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange); written by `AnswerWriting`.
+/// The answer of `GET /v1/token-exchange` (docs/api.md#get-v1token-exchange); written in the edge (`Routes/JSONResponse.swift`).
 package struct TokenExchangeResponse: Sendable {
     package var uid: String
     package var customToken: String

@@ -46,7 +46,7 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
     /// `Logger.current`; the context carries the logger). A connection's task keeps the slabs of its deepest stack of
     /// async frames for as long as the connection is open, so every frame between the connection loop and the login's
     /// child task is paid for by each of the thousand connections of a crowd: Hummingbird's closure, `withLogger`, the
-    /// task-local scope and the protocol witness held three to four 1 KiB slabs per connection.
+    /// task-local scope and the protocol witness (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
     private func serve() async throws {
         let admission = responder
         let logger = logger

@@ -49,7 +49,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     /// A connection keeps its last read buffer for the next read. NIO starts it at 2 KiB; what apps send is a GET of a
     /// few hundred bytes, so 512 suffices, and a connection that sends more (the backend's hook) gets a larger buffer
-    /// after one full read. A thousand idle keep-alive connections hold 1.5 MiB less.
+    /// after one full read (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 64 << 10)
 
     func handle(value: Value, logger: Logger) async {

@@ -10,7 +10,7 @@ import Upstreams
 /// the access line (`AccessLog`), so that they see the status the client gets, and the id in the answer.
 ///
 /// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
-/// holds while it waits on Kakao, and the six held about 12 KiB of task slabs per login in flight. Each step is
+/// holds while it waits on Kakao (docs/benchmarks.md#memory-and-speed-rules-in-the-code). Each step is
 /// synchronous and lives in its own file; only the call to the route is awaited here.
 struct EdgeMiddleware: RouterMiddleware {
     typealias Context = BridgeRequestContext

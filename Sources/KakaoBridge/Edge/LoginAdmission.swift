@@ -36,8 +36,8 @@ public struct LoginAdmission: HTTPResponder {
     let inner: RouterResponder<BridgeRequestContext>
     let queue: AdmissionQueue
 
-    /// Logins admitted at once: enough to keep every core signing while the rest wait on Kakao (a login is about 1 ms
-    /// of CPU against tens of ms of waiting), and on 2 cores as many Kakao calls (two each) as `upstream.max_in_flight`'s
+    /// Logins admitted at once: enough to keep every core signing while the rest wait on Kakao (a login's CPU is a
+    /// small part of its wait), and on 2 cores as many Kakao calls (two each) as `upstream.max_in_flight`'s
     /// default admits.
     static func limit(cores: Int) -> Int { 64 * max(1, cores) }
 

@@ -12,7 +12,7 @@ public enum BridgeMetrics {
     private static let bootstrapped: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
-        // Sub-5 ms buckets matter: a cached token exchange answers in well under a millisecond.
+        // Buckets below 5 ms matter: a cached token exchange answers in far less.
         factory.defaultDurationHistogramBuckets = [
             .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
