@@ -7,6 +7,9 @@ import ServiceLifecycle
 /// A store is also a `Service`: run it under the app's ServiceGroup. PostgreSQL's connection pool and its `LISTEN`
 /// live in `run()`; the other stores only wait there for the shutdown.
 public protocol StateStore: Service, Sendable {
+    /// As `Service.run()`, declared here so that callers need not import ServiceLifecycle.
+    func run() async throws
+
     /// Whether the store answers, with its tables ready (readiness, check-config).
     func ping() async throws(StateStoreError)
 
