@@ -12,27 +12,31 @@ enum PostgresTestServer {
 
     nonisolated(unsafe) private static var startedDirectory: String?
 
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/postgres-test-server").path
+
     private static func start() throws -> StateStoreURL.PostgresLocation {
         if let url = ProcessInfo.processInfo.environment["KB_TEST_POSTGRES_URL"], !url.isEmpty {
             return try location(url)
         }
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/postgres-test-server").path
         let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kb-postgres-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, "start", directory]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let message = String(decoding: err, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
+            .appendingPathComponent("kb-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let errors = directory + ".err"
+        // popen rather than Foundation's Process: its waitUntilExit can miss the end of a script whose children
+        // (the server) outlive it.
+        guard let pipe = popen("/bin/bash '\(script)' start '\(directory)' 2>'\(errors)'", "r") else {
+            throw Unavailable(description: "could not run \(script)")
+        }
+        var output = ""
+        var buffer = [CChar](repeating: 0, count: 4096)
+        while fgets(&buffer, Int32(buffer.count), pipe) != nil {
+            output += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        let status = pclose(pipe)
+        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: errors)
+        guard status == 0 else {
             try? FileManager.default.removeItem(atPath: directory)
             throw Unavailable(description: """
                 PostgreSQL tests need a server: set KB_TEST_POSTGRES_URL or install PostgreSQL (scripts/setup installs \
@@ -42,18 +46,9 @@ enum PostgresTestServer {
         startedDirectory = directory
         atexit {
             guard let directory = PostgresTestServer.startedDirectory else { return }
-            let stop = Process()
-            stop.executableURL = URL(fileURLWithPath: "/bin/bash")
-            let script = URL(fileURLWithPath: #filePath)
-                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("scripts/postgres-test-server").path
-            stop.arguments = [script, "stop", directory]
-            try? stop.run()
-            stop.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: directory)
+            _ = system("/bin/bash '\(PostgresTestServer.script)' stop '\(directory)' >/dev/null 2>&1; rm -rf '\(directory)'")
         }
-        let url = String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return try location(url)
+        return try location(output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     private static func location(_ url: String) throws -> StateStoreURL.PostgresLocation {
