@@ -33,7 +33,9 @@ struct SchemaTests {
     @Test("an unreachable PostgreSQL is unavailable within the timeout, not a hang")
     func postgresUnreachable() async throws {
         let location = StateStoreURL.PostgresLocation(user: "nobody", host: "127.0.0.1", port: 1, database: "none", sslMode: .disable)
-        let store = try await StateStores.open(url: .postgres(location), password: "secret-password", logger: Logger(label: "test"))
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = try await StateStores.open(url: .postgres(location), password: "secret-password", logger: logger)
         let running = Task { try await store.run() }
         defer { running.cancel() }
         let started = ContinuousClock.now
