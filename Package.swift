@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        // The shared state store's two durable back ends (StateStore). PostgresNIO imports Foundation itself.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
     ],
     targets: [
         // C libraries: each wrapped once, and only the thin Swift module above it imports it.
@@ -80,6 +83,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The shared, durable state (nonces, unlink marks, the unlink queue, link locks) behind one protocol, kept in
+        // memory, a SQLite file or PostgreSQL. It knows no upstream, feature or route.
+        .target(
+            name: "StateStore",
+            dependencies: [
+                "BridgeSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The features: each a small service built from the configuration and the upstreams (the login with its user
         // sync, linking and Kakao ID tokens; the hook; revocation; the unlink webhook's work), swapped together on reload.
         // It knows no route, no server and no HTTP framework.
@@ -88,6 +106,7 @@ let package = Package(
             dependencies: [
                 "BridgeJSON",
                 "BridgeSupport",
+                "StateStore",
                 "Upstreams",
                 "CurlHTTP",
                 "OpenSSLCrypto",
@@ -186,6 +205,11 @@ let package = Package(
         ),
 
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", .product(name: "Hummingbird", package: "hummingbird")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "StateStoreTests",
+            dependencies: ["StateStore", "BridgeSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"], swiftSettings: swiftSettings),
         .testTarget(
             name: "KakaoBridgeTests",

@@ -1,0 +1,62 @@
+/// The tables of a SQLite store, all named `kakao_bridge_*` so that they can share a file with others (CONTRACT §12).
+/// Each migration runs once, in order, inside the transaction that records its number in `kakao_bridge_schema`;
+/// a published migration is never edited, only followed by a new one.
+enum SQLiteSchema {
+    static let migrations: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE kakao_bridge_nonces (
+                id BLOB PRIMARY KEY,
+                expires_at INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX kakao_bridge_nonces_expiry ON kakao_bridge_nonces (expires_at)",
+            """
+            CREATE TABLE kakao_bridge_unlink_marks (
+                kakao_id INTEGER PRIMARY KEY,
+                unlinked_at INTEGER NOT NULL,
+                seq INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX kakao_bridge_unlink_marks_seq ON kakao_bridge_unlink_marks (seq)",
+            // The marks' sequence lives apart from the rows: deleting the newest mark must never hand out its number
+            // again, or a follower whose cursor is past it would miss the next one.
+            "CREATE TABLE kakao_bridge_unlink_mark_seq (value INTEGER NOT NULL)",
+            "INSERT INTO kakao_bridge_unlink_mark_seq (value) VALUES (0)",
+            """
+            CREATE TABLE kakao_bridge_unlink_events (
+                id TEXT PRIMARY KEY,
+                kakao_id INTEGER NOT NULL,
+                reason TEXT NOT NULL,
+                received_at INTEGER NOT NULL,
+                deadline INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                next_attempt_at INTEGER NOT NULL,
+                last_error TEXT,
+                uid TEXT,
+                lease_owner TEXT,
+                lease_expires_at INTEGER NOT NULL DEFAULT 0,
+                finished_at INTEGER,
+                firebase_state TEXT NOT NULL,
+                firebase_attempts INTEGER NOT NULL DEFAULT 0,
+                firebase_next_attempt_at INTEGER NOT NULL,
+                firebase_last_error TEXT,
+                backend_state TEXT NOT NULL,
+                backend_attempts INTEGER NOT NULL DEFAULT 0,
+                backend_next_attempt_at INTEGER NOT NULL,
+                backend_last_error TEXT
+            )
+            """,
+            "CREATE INDEX kakao_bridge_unlink_events_due ON kakao_bridge_unlink_events (state, next_attempt_at)",
+            """
+            CREATE TABLE kakao_bridge_link_locks (
+                key TEXT PRIMARY KEY,
+                owner TEXT NOT NULL,
+                expires_at INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ]),
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+}

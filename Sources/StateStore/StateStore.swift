@@ -1,0 +1,92 @@
+import ServiceLifecycle
+
+/// What must outlive one request and hold for every instance sharing the store (CONTRACT §12): used nonces, unlink
+/// marks, the unlink queue and link locks. Times are Unix seconds. Every write that decides something (a nonce's first
+/// use, a claim, a lock) is one atomic step in the store, so two processes sharing it never both win.
+///
+/// A store is also a `Service`: run it under the app's ServiceGroup. PostgreSQL's connection pool and its `LISTEN`
+/// live in `run()`; the other stores only wait there for the shutdown.
+public protocol StateStore: Service, Sendable {
+    /// As `Service.run()`, declared here so that callers need not import ServiceLifecycle.
+    func run() async throws
+
+    /// Whether the store answers, with its tables ready (readiness, check-config).
+    func ping() async throws(StateStoreError)
+
+    /// Creates the tables or moves them forward; a second call, or another process's at the same time, changes nothing.
+    func migrate() async throws(StateStoreError)
+
+    // MARK: Nonces (§10)
+
+    /// `.first` for exactly one caller per id across every process sharing the store; the id is remembered until
+    /// `expiresAt`.
+    func useNonce(id: [UInt8], expiresAt: Int64) async throws(StateStoreError) -> NonceUse
+
+    // MARK: Unlink marks (§8 steps 1 and 4)
+
+    /// Remembers that `kakaoID` unlinked at `at` (the latest time wins) for `UnlinkMark.lifetimeSeconds`, and wakes
+    /// `markNotifications()`.
+    func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError)
+
+    /// The marks recorded (or moved forward) after `cursor`, oldest first. Start with 0 for every live mark.
+    func unlinkMarks(after cursor: Int64) async throws(StateStoreError) -> UnlinkMarkPage
+
+    /// Yields when a mark may have been recorded; then ask `unlinkMarks(after:)`. A store that cannot hear other
+    /// processes (SQLite) yields only for its own writes, so the caller also polls.
+    func markNotifications() -> AsyncStream<Void>
+
+    // MARK: The unlink queue (§8)
+
+    /// Adds the event; `false` (and no change) when an event with its id is already there.
+    @discardableResult
+    func enqueue(_ event: UnlinkEvent) async throws(StateStoreError) -> Bool
+
+    /// Takes up to `limit` pending events that are due and whose lease is free or expired, leased to `owner` until
+    /// `now + leaseSeconds`. No event is handed to two owners at once.
+    func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [UnlinkEvent]
+
+    /// Extends `owner`'s lease while a step runs; `false` when it no longer holds it.
+    func renewLease(id: String, owner: String, now: Int64, leaseSeconds: Int64) async throws(StateStoreError) -> Bool
+
+    /// Marks `step` done (and, for `firebase`, keeps the uid it found); `false` when `owner` no longer holds the lease.
+    /// The lease stays with `owner` for the next step.
+    func completeStep(id: String, step: UnlinkStep, owner: String, uid: String?) async throws(StateStoreError) -> Bool
+
+    /// Counts a failed attempt of a pending `step`, due again at `nextAttemptAt`, and releases the lease; `false` when
+    /// `owner` no longer holds it. A done step stays done.
+    func deferStep(id: String, step: UnlinkStep, owner: String, errorCode: String, nextAttemptAt: Int64) async throws(StateStoreError) -> Bool
+
+    /// The event gave up (its deadline passed): failed, with the code, lease released.
+    func markFailed(id: String, errorCode: String) async throws(StateStoreError)
+
+    /// Both steps succeeded: done, lease released; `deleteExpired` removes it a day later.
+    func finish(id: String) async throws(StateStoreError)
+
+    /// The events in `state`, oldest first (`kakao-bridge unlinks`).
+    func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent]
+
+    /// Puts failed events back in the queue, due at `now`, with a new deadline; returns how many.
+    @discardableResult
+    func requeue(_ which: UnlinkRequeue, now: Int64, newDeadline: Int64) async throws(StateStoreError) -> Int
+
+    func queueCounts() async throws(StateStoreError) -> UnlinkQueueCounts
+
+    // MARK: Link locks (§9)
+
+    /// Takes the fleet-wide lock `key` (a Firebase uid) for `owner` until `now + leaseSeconds`: `true` when it was
+    /// free, expired or already `owner`'s (then renewed).
+    func acquireLinkLock(key: String, owner: String, leaseSeconds: Int64, now: Int64) async throws(StateStoreError) -> Bool
+
+    /// Frees the lock when `owner` still holds it.
+    func releaseLinkLock(key: String, owner: String) async throws(StateStoreError)
+
+    // MARK: Sweeping
+
+    /// Deletes used nonces past their expiry, marks older than a day, expired lock rows and events done more than a
+    /// day ago; returns how many rows went.
+    @discardableResult
+    func deleteExpired(now: Int64) async throws(StateStoreError) -> Int
+
+    /// Closes connections and files; the store is not used afterwards.
+    func close() async
+}
