@@ -172,6 +172,9 @@ let package = Package(
             dependencies: [
                 "KakaoBridge",
                 "BridgeFeatures",
+                "BridgeJSON",
+                "StateStore",
+                .product(name: "Logging", package: "swift-log"),
                 "BridgeCommandLine",
                 "BridgeSupport",
                 "CurlHTTP",
@@ -214,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
                 "kakao-bridge-sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

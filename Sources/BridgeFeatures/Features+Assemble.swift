@@ -6,7 +6,8 @@ extension Features {
     /// Loads the service account, puts the caches in front of the upstreams and builds each feature that is switched on:
     /// what the service does at start and on every reload.
     public static func assemble(
-        _ config: BridgeConfig, upstreams: BridgeUpstreams, lasting: LastingMemory, clock: UnixClock, logger: Logger
+        _ config: BridgeConfig, upstreams: BridgeUpstreams, shared: SharedState, unlinkMeters: UnlinkMeters = UnlinkMeters(),
+        clock: UnixClock, logger: Logger
     ) throws(StartupFailure) -> Features {
         let account = try loadServiceAccount(config)
         // The key file names the token endpoint: the same https rule as every configured upstream URL.
@@ -19,7 +20,7 @@ extension Features {
         if config.firebase.projectID.isEmpty { config.firebase.projectID = account.projectID }
         let kakaoCache = config.kakao.cacheSeconds > 0
             ? KakaoVerificationCache(
-                wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: lasting.unlinkedUsers
+                wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: shared.unlinkedUsers
             )
             : nil
         let credentials = config.firebase.usesEmulator
@@ -32,11 +33,11 @@ extension Features {
         let userSync = config.firebase.userSync == .off ? nil : UserSync(
             admin: admin, mode: config.firebase.userSync,
             cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock), logger: logger,
-            linksByEmail: config.linking.byVerifiedEmail, uidPrefix: config.kakao.uidPrefix, linkLocks: lasting.linkLocks
+            linksByEmail: config.linking.byVerifiedEmail, uidPrefix: config.kakao.uidPrefix, linkLocks: shared.linkLocks
         )
         let kakaoIDTokens = KakaoIDTokens.assemble(
-            config, keys: upstreams.kakaoKeys, cache: kakaoCache, unlinkedUsers: lasting.unlinkedUsers,
-            nonceMemory: lasting.kakaoNonces, clock: clock, logger: logger
+            config, keys: upstreams.kakaoKeys, cache: kakaoCache, unlinkedUsers: shared.unlinkedUsers,
+            shared: shared, clock: clock, logger: logger
         )
         let login = LoginFlow(
             kakao: kakaoCache ?? upstreams.kakao, kakaoIDTokens: kakaoIDTokens, userSync: userSync,
@@ -63,13 +64,16 @@ extension Features {
         let unlink = config.kakao.adminKey.isEmpty ? nil : KakaoUnlink(
             appID: config.kakao.appID, adminKey: Array(config.kakao.adminKey.utf8),
             deadline: .milliseconds(config.kakao.unlinkDeadlineMS), action: config.kakao.unlinkAction,
-            uidPrefix: config.kakao.uidPrefix, admin: admin, unlinkedUsers: lasting.unlinkedUsers, kakaoCache: kakaoCache,
-            userCache: userSync?.cache, notifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier, clock: clock
+            uidPrefix: config.kakao.uidPrefix, admin: admin, shared: shared,
+            retrySeconds: max(1, Int64((config.kakao.unlinkRetryHours * 3600).rounded())),
+            leaseSeconds: Int64(config.kakao.unlinkLeaseSeconds), kakaoCache: kakaoCache, userCache: userSync?.cache,
+            notifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier, meters: unlinkMeters, clock: clock,
+            logger: logger
         )
         return Features(
             config: config, login: login, legacyLogin: config.legacy.enabled ? login : nil, hook: hook,
             revocation: hook.map { UserRevocation(secret: $0.secret, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
-            nonces: kakaoIDTokens?.nonces
+            nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache
         )
     }
 

@@ -22,10 +22,13 @@ public final class Features: Sendable {
     package let unlink: KakaoUnlink?
     /// `GET /v1/kakao/nonce`: present exactly when `kakao.oidc.audiences` is not empty.
     package let nonces: KakaoNonces?
+    /// The verified-token cache and the user cache, when on: another instance's unlink mark empties them of that user.
+    let kakaoCache: KakaoVerificationCache?
+    let userCache: UserRecordCache?
 
     init(
         config: BridgeConfig, login: LoginFlow, legacyLogin: LoginFlow?, hook: LoginHook?, revocation: UserRevocation?,
-        unlink: KakaoUnlink?, nonces: KakaoNonces?
+        unlink: KakaoUnlink?, nonces: KakaoNonces?, kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?
     ) {
         self.config = config
         self.login = login
@@ -34,5 +37,14 @@ public final class Features: Sendable {
         self.revocation = revocation
         self.unlink = unlink
         self.nonces = nonces
+        self.kakaoCache = kakaoCache
+        self.userCache = userCache
+    }
+
+    /// Step 1 of an unlink another instance received (`UnlinkMarkFollower`): this user's cached verifications and user
+    /// record are dropped here too.
+    public func forgetKakaoUser(_ kakaoID: Int64) {
+        _ = kakaoCache?.dropUser(kakaoID)
+        userCache?.forget(uid: config.kakao.uidPrefix + String(kakaoID))
     }
 }

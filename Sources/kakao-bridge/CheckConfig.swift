@@ -1,12 +1,15 @@
 import ArgumentParser
 import BridgeCommandLine
 import BridgeFeatures
+import BridgeSupport
 import KakaoBridge
+import Logging
+import StateStore
 
 struct CheckConfig: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Validate the configuration and the service-account key, list every problem, and exit (0 when valid, 78 when not)."
+        abstract: "Validate the configuration and the service-account key, connect to the state store, list every problem, and exit (0 when valid, 78 when not)."
     )
 
     @OptionGroup var options: ConfigOption
@@ -19,6 +22,16 @@ struct CheckConfig: AsyncParsableCommand {
             Console.error("kakao-bridge: invalid configuration (\(options.config)):\n\(error)")
             throw ExitCode(78)
         }
-        Console.out("kakao-bridge: configuration \(options.config) is valid.")
+        do {
+            let shared = try await SharedState.open(config, logger: Logger(label: "check-config") { _ in SwiftLogNoOpLogHandler() })
+            try await shared.whileRunning { store throws(StateStoreError) in try await store.ping() }
+        } catch let error as StartupFailure {
+            Console.error("kakao-bridge: the state store is not usable: \(error)")
+            throw ExitCode(78)
+        } catch {
+            Console.error("kakao-bridge: the state store is not usable (state.url): \(error)")
+            throw ExitCode(78)
+        }
+        Console.out("kakao-bridge: configuration \(options.config) is valid; the state store answers.")
     }
 }

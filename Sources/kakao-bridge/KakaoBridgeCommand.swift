@@ -13,7 +13,7 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
             With no subcommand: runs `serve` when a configuration is present (the --config file, default \
             config/bridge.yaml, or BRIDGE_* variables), otherwise the built-in `sandbox`.
             """,
-        subcommands: [Start.self, Serve.self, SandboxForward.self, DemoForward.self, CheckConfig.self],
+        subcommands: [Start.self, Serve.self, SandboxForward.self, DemoForward.self, CheckConfig.self, Unlinks.self],
         defaultSubcommand: Start.self
     )
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeCommandLine
+import BridgeFeatures
 import BridgeSupport
 import CurlHTTP
 import Hummingbird
@@ -30,9 +31,9 @@ struct Serve: AsyncParsableCommand {
         let reload = BridgeEnvironment.Reload(configPath: options.config) { BridgeUpstreams.live($0, http: http) }
         let app: BridgeApplication
         do {
-            app = try buildApplication(
-                config: config, upstreams: .live(config, http: http), environment: BridgeEnvironment(logger: logger, reload: reload)
-            )
+            var environment = BridgeEnvironment(logger: logger, reload: reload)
+            environment.shared = try await SharedState.open(config, logger: logger)
+            app = try buildApplication(config: config, upstreams: .live(config, http: http), environment: environment)
         } catch {
             Console.error("kakao-bridge: cannot start: \(error)")
             throw ExitCode(78)

@@ -3,6 +3,7 @@ import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import OpenSSLCrypto
+import StateStore
 import Testing
 import Upstreams
 
@@ -40,36 +41,31 @@ import Upstreams
         #expect(throws: Problem.self) { try KakaoNonces(secret: Array(repeating: 1, count: 32), clock: .system).check(Base64URL.encode(bytes)) }
     }
 
-    @Test func theMemoryTakesEachNonceOnce() throws {
+    @Test func theMemoryTakesEachNonceOnce() async throws {
         let clock = ManualUnixClock()
         let nonces = KakaoNonces(secret: Self.secret, clock: clock.clock)
-        let memory = KakaoNonceMemory(clock: clock.clock)
+        let store = MemoryStateStore(clock: clock.clock)
+        let memory = KakaoNonceMemory(store: store)
         let first = try nonces.check(nonces.issue().nonce)
         let second = try nonces.check(nonces.issue().nonce)
-        #expect(memory.use(first) == .first)
-        #expect(memory.use(first) == .replayed)
-        #expect(memory.use(second) == .first)
-        #expect(memory.count == 2)
-        // Forgotten once expired: by then the nonce itself no longer checks.
+        #expect(try await memory.use(first) == .first)
+        #expect(try await memory.use(first) == .replayed)
+        #expect(try await memory.use(second) == .first)
+        // Forgotten once expired (the store's sweep): by then the nonce itself no longer checks.
         clock.advance(601)
+        #expect(try await store.deleteExpired(now: clock.now) == 2)
         let third = try nonces.check(nonces.issue().nonce)
-        #expect(memory.use(third) == .first)
-        #expect(memory.count == 1)
+        #expect(try await memory.use(third) == .first)
     }
 
-    @Test func aFullMemoryRefusesRatherThanForgets() throws {
-        let clock = ManualUnixClock()
-        let nonces = KakaoNonces(secret: Self.secret, clock: clock.clock)
-        let memory = KakaoNonceMemory(clock: clock.clock, maxEntries: 3)
-        let tickets = try (0..<4).map { _ in try nonces.check(nonces.issue().nonce) }
-        for ticket in tickets.prefix(3) { #expect(memory.use(ticket) == .first) }
-        #expect(memory.use(tickets[3]) == .full)
-        #expect(memory.use(tickets[0]) == .replayed)
-        clock.advance(601)
-        let later = try nonces.check(nonces.issue().nonce)
-        #expect(memory.use(later) == .first)
+    /// The store's ids are the nonce's 16 random bytes, in order.
+    @Test func aNonceIsKeptByItsRandomBytes() throws {
+        let nonces = KakaoNonces(secret: Self.secret, clock: .system)
+        let nonce = nonces.issue().nonce
+        let ticket = try nonces.check(nonce)
+        let raw = try #require(Base64URL.decode(nonce))
+        #expect(ticket.id.bytes == Array(raw[9..<25]))
     }
-
     @Test func idTokensAreToldApartByShape() {
         #expect(KakaoCredentialKind(bearer: "a.b.c") == .idToken)
         #expect(KakaoCredentialKind(bearer: "abc") == .accessToken)

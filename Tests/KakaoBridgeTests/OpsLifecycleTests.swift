@@ -44,7 +44,7 @@ import Testing
             await group.triggerGracefulShutdown()
             try await Task.sleep(for: .milliseconds(100))
             #expect(app.holder.isDraining)
-            #expect(HealthController(holder: app.holder).readinessProblem() != nil)
+            #expect(HealthController(holder: app.holder, storeHealth: StoreHealth()).readinessProblem() != nil)
             // The listener closes: new connections are refused while the slow request is still running.
             let probe = CurlHTTPClient()
             var refused = false

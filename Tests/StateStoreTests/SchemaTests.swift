@@ -1,3 +1,4 @@
+import BridgeSupport
 import Foundation
 import Logging
 import StateStore

@@ -1,6 +1,7 @@
 import BridgeJSON
 import BridgeSupport
 import Logging
+import StateStore
 import Upstreams
 
 /// Kakao ID tokens as `GET /v1/token-exchange` and the hook take them (docs/api.md#kakao-id-tokens): the verification
@@ -25,15 +26,15 @@ package struct KakaoIDTokens: Sendable {
 
     static func assemble(
         _ config: BridgeConfig, keys: any PublicKeySetFetching, cache: KakaoVerificationCache?, unlinkedUsers: UnlinkedKakaoUsers,
-        nonceMemory: KakaoNonceMemory, clock: UnixClock, logger: Logger
+        shared: SharedState, clock: UnixClock, logger: Logger
     ) -> KakaoIDTokens? {
         let oidc = config.kakao.oidc
         guard oidc.enabled else { return nil }
         let rules = KakaoIDTokenClaimRules(audiences: oidc.audiences, clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock)
-        let secret = oidc.nonceSecret.isEmpty ? nonceMemory.generatedSecret : Array(oidc.nonceSecret.utf8)
+        let secret = oidc.nonceSecret.isEmpty ? shared.generatedNonceSecret : Array(oidc.nonceSecret.utf8)
         return KakaoIDTokens(
             verifier: KakaoIDTokenVerifier(rules: rules, keys: .kakaoKeys(keys, clock: clock, logger: logger)),
-            nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: nonceMemory, requireNonce: oidc.requireNonce,
+            nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: KakaoNonceMemory(store: shared.store), requireNonce: oidc.requireNonce,
             cache: cache, unlinkedUsers: unlinkedUsers, clock: clock
         )
     }
@@ -60,11 +61,11 @@ package struct KakaoIDTokens: Sendable {
                 "The Kakao user unlinked this app after the ID token was issued; the user must log in with Kakao again."
             )
         }
-        if requireNonce { try checkNonce(claims.nonce, use: use) }
+        if requireNonce { try await checkNonce(claims.nonce, use: use) }
         return verified.user
     }
 
-    private func checkNonce(_ nonce: String?, use: Use) throws(Problem) {
+    private func checkNonce(_ nonce: String?, use: Use) async throws(Problem) {
         guard let nonce, !nonce.isEmpty else {
             throw KakaoIDTokenClaimRules.invalid(
                 "The ID token has no nonce; get one from GET /v1/kakao/nonce and pass it to the Kakao SDK's login."
@@ -72,10 +73,9 @@ package struct KakaoIDTokens: Sendable {
         }
         let ticket = try nonces.check(nonce)
         guard use == .exchange else { return }
-        switch nonceMemory.use(ticket) {
+        switch try await nonceMemory.use(ticket) {
         case .first: return
         case .replayed: throw KakaoIDTokenClaimRules.invalid("The ID token's nonce was already used; each login needs a fresh nonce.")
-        case .full: throw KakaoIDTokenClaimRules.invalid("Too many nonces are in use at once; retry the login shortly.")
         }
     }
 }

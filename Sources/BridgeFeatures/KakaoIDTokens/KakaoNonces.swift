@@ -74,4 +74,9 @@ struct NonceID: Hashable, Sendable {
         self.high = high
         self.low = low
     }
+
+    /// The 16 bytes, as the state store keeps them.
+    var bytes: [UInt8] {
+        (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8))) }
+    }
 }

@@ -57,7 +57,7 @@ struct UserSync: Sendable {
 
     init(
         admin: FirebaseAdmin, mode: Mode, cache: UserRecordCache, logger: Logger, linksByEmail: Bool = false,
-        uidPrefix: String = "kakao:", linkLocks: LinkLocks = LinkLocks()
+        uidPrefix: String = "kakao:", linkLocks: LinkLocks = .inMemory()
     ) {
         self.admin = admin
         self.mode = mode

@@ -1,6 +1,8 @@
 import BridgeSupport
 import Logging
 import Metrics
+import OpenSSLCrypto
+import StateStore
 import Upstreams
 
 /// What the service does when Kakao says a person left (docs/api.md#kakaos-unlink-webhook), in the webhook's order:
@@ -27,6 +29,8 @@ package final class KakaoUnlink: Sendable {
     package enum Outcome: String, CaseIterable, Sendable {
         case done
         case noUser = "no_user"
+        /// A step failed and is retried later.
+        case pending
         case failed
     }
 
@@ -39,7 +43,13 @@ package final class KakaoUnlink: Sendable {
     package let action: Action
     let uidPrefix: String
     let admin: FirebaseAdmin
-    let unlinkedUsers: UnlinkedKakaoUsers
+    let shared: SharedState
+    /// `kakao.unlink_retry_hours`, in seconds.
+    let retrySeconds: Int64
+    /// `kakao.unlink_lease_seconds`.
+    let leaseSeconds: Int64
+    let logger: Logger
+    package let meters: UnlinkMeters
     /// The verified-token cache, when on: the user's entries are dropped from it.
     let kakaoCache: KakaoVerificationCache?
     /// The user sync's cache, when the sync is on.
@@ -50,8 +60,8 @@ package final class KakaoUnlink: Sendable {
 
     init(
         appID: Int64, adminKey: [UInt8], deadline: Duration, action: Action, uidPrefix: String, admin: FirebaseAdmin,
-        unlinkedUsers: UnlinkedKakaoUsers, kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?,
-        notifier: (any UnlinkNotifying)?, clock: UnixClock
+        shared: SharedState, retrySeconds: Int64, leaseSeconds: Int64, kakaoCache: KakaoVerificationCache?,
+        userCache: UserRecordCache?, notifier: (any UnlinkNotifying)?, meters: UnlinkMeters, clock: UnixClock, logger: Logger
     ) {
         self.appID = appID
         self.adminKey = adminKey
@@ -59,45 +69,125 @@ package final class KakaoUnlink: Sendable {
         self.action = action
         self.uidPrefix = uidPrefix
         self.admin = admin
-        self.unlinkedUsers = unlinkedUsers
+        self.shared = shared
+        self.retrySeconds = retrySeconds
+        self.leaseSeconds = leaseSeconds
+        self.meters = meters
+        self.logger = logger
         self.kakaoCache = kakaoCache
         self.userCache = userCache
         self.notifier = notifier
         self.clock = clock
     }
 
-    /// The first failing step's problem, or nothing when every configured step succeeded. Steps 1 and 4 are local and
-    /// cannot fail. Once the lookup has said who the person was, step 3 runs even when the action failed: the backend's
-    /// data is not Firebase's. When the lookup itself fails, the backend is not told a guess.
-    package func run(_ event: Event, context: CallContext) async -> (outcome: Outcome, uid: String?, problem: Problem?) {
-        let kakaoUID = uidPrefix + String(event.kakaoID)
-        unlinkedUsers.record(event.kakaoID)
-        kakaoCache?.dropUser(event.kakaoID)
-        userCache?.forget(uid: kakaoUID)
+    /// Before the webhook answers (docs/api.md#kakaos-unlink-webhook): the event is recorded durably, leased to this
+    /// instance, and steps 1 and 4 take effect: the mark in the store for every instance, and here at once. A store that
+    /// cannot record it is 503 `state_unavailable`: an event that cannot be kept is never acknowledged.
+    package func accept(_ event: Event) async throws(Problem) -> UnlinkEvent {
+        let now = clock.now()
+        var queued = UnlinkEvent(
+            id: Base64URL.encode(SecureRandom.bytes(count: 16)), kakaoID: event.kakaoID, reason: event.referrerType ?? "",
+            receivedAt: now, deadline: now + retrySeconds
+        )
+        queued.leaseOwner = shared.instanceID
+        queued.leaseExpiresAt = now + leaseSeconds
+        do {
+            try await shared.store.enqueue(queued)
+            try await shared.store.recordUnlink(kakaoID: event.kakaoID, at: now)
+        } catch {
+            logger.error("unlink webhook: the state store cannot record the event", metadata: [
+                "kakao_id": "\(event.kakaoID)", "reason": "\(error.description)",
+            ])
+            throw error.problem
+        }
+        forgetLocally(event.kakaoID, at: now)
+        return queued
+    }
 
-        let target: Target
-        do throws(Problem) {
-            target = try await lookUp(kakaoUID, context: context)
-        } catch {
-            return (.failed, kakaoUID, error)
-        }
-        var problem: Problem?
-        do throws(Problem) {
-            try await apply(target, kakaoID: event.kakaoID, context: context)
-        } catch {
-            problem = error
-        }
-        if let notifier = notifier {
-            do throws(Problem) {
-                try await notifier.notify(
-                    UnlinkNotice(uid: target.uid, kakaoID: event.kakaoID, referrerType: event.referrerType), context: context
-                )
-            } catch {
-                problem = problem ?? error
+    /// Step 1 here, at once: the mark (which also stops a verification under way from being cached), the cached
+    /// verifications and the user cache. Other instances do the same when the mark reaches them (`UnlinkMarkFollower`).
+    package func forgetLocally(_ kakaoID: Int64, at: Int64) {
+        shared.unlinkedUsers.record(kakaoID, at: at)
+        _ = kakaoCache?.dropUser(kakaoID)
+        userCache?.forget(uid: uidPrefix + String(kakaoID))
+    }
+
+    /// Steps 2 and 3 of an event this instance holds the lease of: what the webhook starts at once and the queue
+    /// retries (`UnlinkQueueWorker`). A step already done is not repeated; each is safe to repeat after a crash. The lease
+    /// is renewed while the steps run, so a slow step is never taken over and run twice at once.
+    package func work(_ event: UnlinkEvent, context: CallContext) async -> Outcome {
+        let renewal = Task { [shared, clock, leaseSeconds] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(max(1, leaseSeconds / 3)))
+                if Task.isCancelled { return }
+                _ = try? await shared.store.renewLease(id: event.id, owner: shared.instanceID, now: clock.now(), leaseSeconds: leaseSeconds)
             }
         }
-        if let problem { return (.failed, target.uid ?? kakaoUID, problem) }
-        return (target.uid == nil ? .noUser : .done, target.uid, nil)
+        defer { renewal.cancel() }
+        let store = shared.store
+        let owner = shared.instanceID
+        let kakaoUID = uidPrefix + String(event.kakaoID)
+        var failure: (step: UnlinkStep, problem: Problem)?
+        // The uid the backend is told: known once step 2 has looked the user up (nil: there is none).
+        var found: String?? = event.firebase.state == .done ? .some(event.uid) : nil
+        if event.firebase.state != .done {
+            do throws(Problem) {
+                let target = try await lookUp(kakaoUID, context: context)
+                found = .some(target.uid)
+                try await apply(target, kakaoID: event.kakaoID, context: context)
+                _ = try? await store.completeStep(id: event.id, step: .firebase, owner: owner, uid: target.uid)
+                meters.count(.firebase, .done)
+            } catch {
+                failure = (.firebase, error)
+            }
+        }
+        if event.backend.state != .done, let uid = found {
+            do throws(Problem) {
+                try await notifier?.notify(UnlinkNotice(uid: uid, kakaoID: event.kakaoID, referrerType: event.reason), context: context)
+                _ = try? await store.completeStep(id: event.id, step: .backend, owner: owner, uid: nil)
+                if notifier != nil { meters.count(.backend, .done) }
+            } catch {
+                failure = failure ?? (.backend, error)
+            }
+        }
+        guard let failure else {
+            _ = try? await store.finish(id: event.id)
+            let uid = found ?? nil
+            logger.info("unlinked a Kakao user", metadata: metadata(event, uid: uid))
+            return uid == nil ? .noUser : .done
+        }
+        return await giveUpOrRetry(event, failure.step, failure.problem, uid: found ?? nil)
+    }
+
+    /// Backoff from 1 s, doubling, up to 5 minutes; past the event's deadline it is marked failed and logged at error.
+    private func giveUpOrRetry(_ event: UnlinkEvent, _ step: UnlinkStep, _ problem: Problem, uid: String?) async -> Outcome {
+        let attempts = event[step].attempts + 1
+        let backoff = Int64(1) << Int64(min(attempts - 1, 9))
+        let next = clock.now() + min(backoff, 300)
+        var metadata = metadata(event, uid: uid ?? uidPrefix + String(event.kakaoID))
+        metadata["step"] = "\(step.rawValue)"
+        metadata["code"] = "\(problem.codeName)"
+        metadata["attempts"] = "\(attempts)"
+        if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
+        if next > event.deadline {
+            _ = try? await shared.store.markFailed(id: event.id, errorCode: problem.codeName)
+            meters.count(step, .failed)
+            logger.error("unlink event failed: kakao.unlink_retry_hours passed; `kakao-bridge unlinks --retry-failed` puts it back", metadata: metadata)
+            return .failed
+        }
+        _ = try? await shared.store.deferStep(id: event.id, step: step, owner: shared.instanceID, errorCode: problem.codeName, nextAttemptAt: next)
+        meters.count(step, .retry)
+        metadata["retry_in_s"] = "\(next - clock.now())"
+        logger.warning("unlink step failed; it is retried", metadata: metadata)
+        return .pending
+    }
+
+    private func metadata(_ event: UnlinkEvent, uid: String?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "event": "\(event.id)", "kakao_id": "\(event.kakaoID)", "referrer_type": "\(event.reason)", "action": "\(action.rawValue)",
+        ]
+        if let uid { metadata["uid"] = "\(uid)" }
+        return metadata
     }
 
     /// Who the Kakao user is in Firebase.
@@ -170,17 +260,43 @@ package final class KakaoUnlink: Sendable {
     }
 }
 
-/// `kakao_bridge_unlink_total{outcome}`.
-package final class UnlinkMeters: Sendable {
-    private let counters: [String: Counter]
-
-    package init() {
-        var counters: [String: Counter] = [:]
-        for outcome in KakaoUnlink.Outcome.allCases {
-            counters[outcome.rawValue] = Counter(label: "kakao_bridge_unlink_total", dimensions: [("outcome", outcome.rawValue)])
-        }
-        self.counters = counters
+/// `kakao_bridge_unlink_total{outcome}` (webhook calls), `kakao_bridge_unlink_steps_total{step,outcome}` and the queue's
+/// gauges `kakao_bridge_unlink_events{state}` (docs/operations.md#metrics). One per process: reloads keep counting.
+public final class UnlinkMeters: Sendable {
+    package enum StepOutcome: String, CaseIterable, Sendable {
+        case done
+        case retry
+        case failed
     }
 
-    package func count(_ outcome: KakaoUnlink.Outcome) { counters[outcome.rawValue]?.increment() }
+    private let calls: [String: Counter]
+    private let steps: [String: Counter]
+    private let pending = Gauge(label: "kakao_bridge_unlink_events", dimensions: [("state", "pending")])
+    private let failed = Gauge(label: "kakao_bridge_unlink_events", dimensions: [("state", "failed")])
+
+    public init() {
+        var calls: [String: Counter] = [:]
+        for outcome in KakaoUnlink.Outcome.allCases {
+            calls[outcome.rawValue] = Counter(label: "kakao_bridge_unlink_total", dimensions: [("outcome", outcome.rawValue)])
+        }
+        var steps: [String: Counter] = [:]
+        for step in UnlinkStep.allCases {
+            for outcome in StepOutcome.allCases {
+                steps[step.rawValue + outcome.rawValue] = Counter(
+                    label: "kakao_bridge_unlink_steps_total", dimensions: [("step", step.rawValue), ("outcome", outcome.rawValue)]
+                )
+            }
+        }
+        self.calls = calls
+        self.steps = steps
+    }
+
+    package func count(_ outcome: KakaoUnlink.Outcome) { calls[outcome.rawValue]?.increment() }
+
+    package func count(_ step: UnlinkStep, _ outcome: StepOutcome) { steps[step.rawValue + outcome.rawValue]?.increment() }
+
+    package func queue(_ counts: UnlinkQueueCounts) {
+        pending.record(counts.pending)
+        failed.record(counts.failed)
+    }
 }

@@ -32,6 +32,10 @@ public struct BridgeConfig: Sendable, Equatable {
         public var unlinkAction = UnlinkAction.revoke
         /// The webhook's steps all finish inside this; Kakao waits 3 s for its 200.
         public var unlinkDeadlineMS = 2500
+        /// How long an unlink step that keeps failing is retried before its event is marked failed; a number of hours.
+        public var unlinkRetryHours = 72.0
+        /// After this, an unlink event an instance took and did not finish is taken by another.
+        public var unlinkLeaseSeconds = 30
         /// Kakao ID tokens (docs/api.md#kakao-id-tokens); `KakaoOIDCConfig.swift`.
         public var oidc = OIDC()
         public init() {}
@@ -116,6 +120,15 @@ public struct BridgeConfig: Sendable, Equatable {
         public init() {}
     }
 
+    /// Where what must outlive a request is kept (docs/operations.md#shared-state).
+    public struct State: Sendable, Equatable {
+        /// Empty: this process's memory; `sqlite:///path/state.db`; `postgres://user@host:5432/db?sslmode=require`.
+        public var url = ""
+        /// The PostgreSQL password. A secret.
+        public var password = ""
+        public init() {}
+    }
+
     public struct Log: Sendable, Equatable {
         public var level = "info"
         public var format = "json"
@@ -131,6 +144,7 @@ public struct BridgeConfig: Sendable, Equatable {
     public var linking = Linking()
     public var upstream = Upstream()
     public var rateLimit = RateLimit()
+    public var state = State()
     public var log = Log()
 
     public init() {}

@@ -7,6 +7,7 @@ package struct ConfigKey {
         case string(WritableKeyPath<BridgeConfig, String>)
         case int(WritableKeyPath<BridgeConfig, Int>)
         case int64(WritableKeyPath<BridgeConfig, Int64>)
+        case number(WritableKeyPath<BridgeConfig, Double>)
         case bool(WritableKeyPath<BridgeConfig, Bool>)
         case cidrList(WritableKeyPath<BridgeConfig, [CIDR]>)
         case stringList(WritableKeyPath<BridgeConfig, [String]>)
@@ -61,6 +62,8 @@ package struct ConfigKey {
             ConfigKey("kakao.admin_key_file", .secretFile(of: "kakao.admin_key")),
             ConfigKey("kakao.unlink_action", .choice(\.kakao.unlinkAction)),
             ConfigKey("kakao.unlink_deadline_ms", .int(\.kakao.unlinkDeadlineMS)),
+            ConfigKey("kakao.unlink_retry_hours", .number(\.kakao.unlinkRetryHours)),
+            ConfigKey("kakao.unlink_lease_seconds", .int(\.kakao.unlinkLeaseSeconds)),
             ConfigKey("kakao.oidc.audiences", .stringList(\.kakao.oidc.audiences)),
             ConfigKey("kakao.oidc.jwks_url", .string(\.kakao.oidc.jwksURL)),
             ConfigKey("kakao.oidc.require_nonce", .bool(\.kakao.oidc.requireNonce)),
@@ -91,6 +94,9 @@ package struct ConfigKey {
             ConfigKey("upstream.allow_insecure", .bool(\.upstream.allowInsecure)),
             ConfigKey("rate_limit.per_client_per_minute", .int(\.rateLimit.perClientPerMinute)),
             ConfigKey("rate_limit.hook_per_minute", .int(\.rateLimit.hookPerMinute)),
+            ConfigKey("state.url", .string(\.state.url)),
+            ConfigKey("state.password", .string(\.state.password), secret: true),
+            ConfigKey("state.password_file", .secretFile(of: "state.password")),
             ConfigKey("log.level", .string(\.log.level)),
             ConfigKey("log.format", .string(\.log.format)),
         ]
@@ -123,6 +129,11 @@ extension ConfigKey {
         case .int64(let keyPath):
             guard case .text(let text) = raw, let value = Int64(ConfigText.trimmed(text)) else {
                 return [mismatch("an integer", raw)]
+            }
+            config[keyPath: keyPath] = value
+        case .number(let keyPath):
+            guard case .text(let text) = raw, let value = Double(ConfigText.trimmed(text)), value.isFinite else {
+                return [mismatch("a number", raw)]
             }
             config[keyPath: keyPath] = value
         case .bool(let keyPath):

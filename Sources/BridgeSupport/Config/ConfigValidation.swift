@@ -66,6 +66,10 @@ package enum ConfigValidation {
               "must be Kakao's admin key of the app: 32 hexadecimal characters (Kakao Developers > App > App Keys > Admin key), "
                 + "or empty to turn the unlink webhook off")
         range(kakao.unlinkDeadlineMS, 100...2900, "kakao.unlink_deadline_ms", " (Kakao waits 3 s for the webhook's answer)")
+        check(kakao.unlinkRetryHours > 0 && kakao.unlinkRetryHours <= 720, "kakao.unlink_retry_hours",
+              "must be more than 0 and at most 720 (hours; 0.01 is 36 s), got \(kakao.unlinkRetryHours)")
+        range(kakao.unlinkLeaseSeconds, 1...600, "kakao.unlink_lease_seconds")
+        stateIssues(config.state, check: check)
 
         oidcIssues(kakao.oidc, url: url, check: check)
 
@@ -125,6 +129,17 @@ package enum ConfigValidation {
               "every entry must be a Kakao app key (native app key, JavaScript key or REST API key) without spaces")
         check(oidc.nonceSecret.isEmpty || oidc.nonceSecret.utf8.count >= 32, "kakao.oidc.nonce_secret",
               "must be at least 32 bytes, or empty to generate one per process (generate one with `openssl rand -hex 32`)")
+    }
+
+    /// docs/configuration.md#keys, `state.*`: every problem of the URL; a password only with PostgreSQL.
+    package static func stateIssues(_ state: BridgeConfig.State, check: (Bool, String, @autoclosure () -> String) -> Void) {
+        do {
+            let url = try StateStoreURL(parsing: state.url)
+            if case .postgres = url { return }
+            check(state.password.isEmpty, "state.password", "is only for a PostgreSQL state.url")
+        } catch {
+            for problem in error.problems { check(false, "state.url", problem) }
+        }
     }
 
     /// Kakao's admin keys are 32 hexadecimal characters, either case (docs/configuration.md#keys): anything else cannot be

@@ -23,8 +23,8 @@ public struct BridgeEnvironment: Sendable {
     public var onServerRunning: @Sendable (Int) async -> Void
     /// `nil` when the configuration did not come from a file (tests, sandbox): SIGHUP is then ignored.
     public var reload: Reload?
-    /// What the features remember across reloads.
-    public var lasting: LastingMemory
+    /// What the features keep beyond one request: the state store and this process's side of it; outlives reloads.
+    public var shared: SharedState
     /// Logins admitted past the router at once (`LoginAdmission`): by default 64 per core; tests set their own.
     public var loginAdmissionLimit: Int
 
@@ -36,7 +36,7 @@ public struct BridgeEnvironment: Sendable {
         self.clock = clock
         self.reload = reload
         self.onServerRunning = onServerRunning
-        self.lasting = LastingMemory(clock: clock)
+        self.shared = SharedState.inMemory(clock: clock)
         self.loginAdmissionLimit = LoginAdmission.limit(cores: System.coreCount)
     }
 }

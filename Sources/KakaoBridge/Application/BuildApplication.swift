@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
+import ServiceLifecycle
 import Upstreams
 
 /// The composition root: `serve`, the sandbox and the tests all run the application built here, from a configuration and
@@ -13,23 +14,36 @@ import Upstreams
 public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
+    let shared = environment.shared
+    let unlinkMeters = UnlinkMeters()
     let features = try Features.assemble(
-        config, upstreams: upstreams, lasting: environment.lasting, clock: environment.clock, logger: environment.logger
+        config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, clock: environment.clock,
+        logger: environment.logger
     )
-    logStart(features.config, logger: environment.logger)
+    logStart(features.config, shared: shared, logger: environment.logger)
     let holder = FeatureHolder(features)
     let onServerRunning = environment.onServerRunning
-    let reload = ReloadService(holder: holder, environment: environment, startup: config)
+    let reload = ReloadService(holder: holder, environment: environment, startup: config, unlinkMeters: unlinkMeters)
+    let logger = environment.logger
+    let sharedStateServices: [any Service] = [
+        shared.store,
+        BackgroundService("UnlinkMarkFollower") {
+            await UnlinkMarkFollower(shared: shared, logger: logger) { holder.current?.forgetKakaoUser($0) }.run()
+        },
+        BackgroundService("UnlinkQueueWorker") {
+            await UnlinkQueueWorker(shared: shared, logger: logger) { holder.current?.unlink }.run()
+        },
+    ]
     let application = Application(
         responder: LoginAdmission(
-            inner: buildRouter(holder: holder).buildResponder(),
+            inner: buildRouter(holder: holder, storeHealth: shared.health).buildResponder(),
             queue: AdmissionQueue(
                 limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: "kakao_bridge_logins_waiting")
             )
         ),
         server: guardedHTTP1(config.server, holder: holder),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
-        services: [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
+        services: sharedStateServices + [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger
     )
@@ -38,7 +52,7 @@ public func buildApplication(
 
 /// The service's first log line: what it talks to. With the Auth Emulator this line says so before anything else, as the
 /// Admin SDKs warn; a production instance must never run like that unnoticed.
-func logStart(_ config: BridgeConfig, logger: Logger) {
+func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
     var metadata: Logger.Metadata = [
         "project_id": "\(config.firebase.projectID)",
         "user_sync": "\(config.firebase.userSync.rawValue)",
@@ -52,5 +66,9 @@ func logStart(_ config: BridgeConfig, logger: Logger) {
         )
     } else {
         logger.info("starting", metadata: metadata)
+    }
+    // docs/operations.md#shared-state: a restart loses what the webhook has not finished, and other instances see nothing.
+    if !shared.isDurable, !config.kakao.adminKey.isEmpty {
+        logger.warning("the unlink webhook is on with state.url empty: pending unlink steps live in this process's memory and are lost when it stops; set state.url for a durable store")
     }
 }

@@ -13,6 +13,8 @@ struct ReloadService: Service, CustomStringConvertible {
     let environment: BridgeEnvironment
     /// Settings only read at start-up; a reload that changes them says a restart is needed.
     let startup: BridgeConfig
+    /// One set of unlink meters for the process: a reload keeps counting.
+    let unlinkMeters: UnlinkMeters
 
     /// ServiceLifecycle logs every service's description; the synthesised one would print the whole configuration,
     /// secrets included.
@@ -43,7 +45,8 @@ struct ReloadService: Service, CustomStringConvertible {
         let features: Features
         do {
             features = try Features.assemble(
-                config, upstreams: reload.upstreams(config), lasting: environment.lasting, clock: environment.clock, logger: logger
+                config, upstreams: reload.upstreams(config), shared: environment.shared, unlinkMeters: unlinkMeters,
+                clock: environment.clock, logger: logger
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])

@@ -8,6 +8,8 @@ import Upstreams
 /// and not draining).
 struct HealthController {
     let holder: FeatureHolder
+    /// The state store answered lately (`UnlinkMarkFollower`); an instance that cannot reach it takes no traffic.
+    let storeHealth: StoreHealth
 
     func register(on router: Router<BridgeRequestContext>) {
         router.add(.healthz) { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
@@ -25,6 +27,7 @@ struct HealthController {
     func readinessProblem() -> String? {
         if holder.isDraining { return "Shutting down." }
         guard let features = holder.current else { return "Configuration or key not loaded." }
+        if !storeHealth.isReachable { return "The state store cannot be reached (state.url)." }
         if let hook = features.hook, !hook.idTokens.isReady { return "Google's certificates have not been fetched yet." }
         return nil
     }

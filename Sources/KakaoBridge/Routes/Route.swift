@@ -106,7 +106,7 @@ extension Router where Context == BridgeRequestContext {
 
 /// Every route and its controller, each controller given the one feature it uses, read from the current set per request.
 /// Which routes wait their turn, which the rate limit skips and the metric labels are the route table's (`Route`).
-func buildRouter(holder: FeatureHolder) -> Router<BridgeRequestContext> {
+func buildRouter(holder: FeatureHolder, storeHealth: StoreHealth = StoreHealth()) -> Router<BridgeRequestContext> {
     let router = Router(context: BridgeRequestContext.self)
     router.add(middleware: EdgeMiddleware(holder: holder))
     let hookLimit = HookRateLimit()
@@ -117,7 +117,7 @@ func buildRouter(holder: FeatureHolder) -> Router<BridgeRequestContext> {
     LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
     LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)
     RevokeController(revocation: holder.live { $0.revocation }, hookLimit: hookLimit).register(on: router)
-    HealthController(holder: holder).register(on: router)
+    HealthController(holder: holder, storeHealth: storeHealth).register(on: router)
     MetricsEndpoint().register(on: router)
     return router
 }

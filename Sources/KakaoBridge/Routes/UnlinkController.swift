@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OpenSSLCrypto
+import Synchronization
 import Upstreams
 
 /// `GET` and `POST /v1/kakao/unlink` (docs/api.md#kakaos-unlink-webhook): Kakao's unlink webhook. Kakao sends the same
@@ -14,7 +15,6 @@ import Upstreams
 /// empty.
 struct UnlinkController {
     let unlink: Live<KakaoUnlink>
-    let meters = UnlinkMeters()
 
     static let route = Route.kakaoUnlink
 
@@ -22,28 +22,36 @@ struct UnlinkController {
         router.add(Self.route, use: unlink)
     }
 
+    /// Authenticated and well formed, the event is recorded and acknowledged with 200 whatever its steps do: those that
+    /// have not succeeded within `kakao.unlink_deadline_ms` go on, and are retried from the store until they succeed.
     @Sendable func unlink(_ request: Request, context: BridgeRequestContext) async throws -> Response {
         let unlink = try unlink.get()
         try Self.authorize(request, adminKey: unlink.adminKey)
         let event = try await Self.event(from: request, appID: unlink.appID)
+        let queued = try await unlink.accept(event)
 
-        var call = context.callContext
-        call.deadline = ContinuousClock.now.advanced(by: unlink.deadline)
-        let (outcome, uid, problem) = await unlink.run(event, context: call)
-        meters.count(outcome)
-        var metadata: Logger.Metadata = [
-            "kakao_id": "\(event.kakaoID)", "referrer_type": "\(event.referrerType ?? "")", "request_id": "\(context.requestID)",
-            "action": "\(unlink.action.rawValue)",
-        ]
-        if let uid { metadata["uid"] = "\(uid)" }
-        if let problem {
-            metadata["code"] = "\(problem.codeName)"
-            metadata["detail"] = "\(problem.detail)"
-            context.logger.error("unlink webhook failed; Kakao is told so with a 503", metadata: metadata)
-            throw problem.asUnlinkFailure()
-        }
-        context.logger.info("unlinked a Kakao user", metadata: metadata)
+        let callContext = context.callContext
+        let work = Task { await unlink.work(queued, context: callContext) }
+        let outcome = await Self.first(of: work, orAfter: unlink.deadline) ?? .pending
+        unlink.meters.count(outcome)
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "OK")))
+    }
+
+    /// The steps' outcome if they end within `deadline`; nil if they are still running (they go on, unawaited).
+    static func first(of work: Task<KakaoUnlink.Outcome, Never>, orAfter deadline: Duration) async -> KakaoUnlink.Outcome? {
+        let race = FirstAnswer<KakaoUnlink.Outcome?>()
+        return await withCheckedContinuation { continuation in
+            race.continuation = continuation
+            let timer = Task {
+                try? await Task.sleep(for: deadline)
+                race.answer(nil)
+            }
+            Task {
+                let outcome = await work.value
+                timer.cancel()
+                race.answer(outcome)
+            }
+        }
     }
 
     /// `Authorization: KakaoAK <admin key>`, the key compared in constant time.
@@ -72,5 +80,17 @@ struct UnlinkController {
     private static func formBody(_ request: Request) async throws(Problem) -> [String: String] {
         let buffer = try await RequestBody.collect(request)
         return FormCodec.parse(Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)))
+    }
+}
+
+/// The first of several answers resumes the waiter; the later ones are dropped.
+private final class FirstAnswer<Value: Sendable>: @unchecked Sendable {
+    // Set once, before either task starts; read only under the flag below.
+    var continuation: CheckedContinuation<Value, Never>?
+    private let answered = Atomic<Bool>(false)
+
+    func answer(_ value: Value) {
+        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        continuation?.resume(returning: value)
     }
 }

@@ -33,6 +33,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case firebaseAdminUnavailable = "firebase_admin_unavailable"
         case accountConflict = "account_conflict"
         case invalidKakaoIDToken = "invalid_kakao_id_token"
+        case stateUnavailable = "state_unavailable"
 
         package var status: HTTPResponse.Status {
             switch self {
@@ -47,7 +48,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .rateLimited: .tooManyRequests
             case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
                 .firebaseAdminRejected, .firebaseAdminUnavailable: .badGateway
-            case .kakaoQuotaExceeded, .notReady: .serviceUnavailable
+            case .kakaoQuotaExceeded, .notReady, .stateUnavailable: .serviceUnavailable
             case .upstreamTimeout: .gatewayTimeout
             case .internalError: .internalServerError
             }
@@ -78,6 +79,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .userDisabled: "User disabled"
             case .idTokenRevoked: "ID token revoked"
             case .firebaseAdminRejected: "Firebase Admin API rejected the request"
+            case .stateUnavailable: "State store unavailable"
             case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
             case .accountConflict: "Account conflict"
             case .invalidKakaoIDToken: "Invalid Kakao ID token"
@@ -181,6 +183,11 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     }
     /// A Kakao OpenID Connect ID token broke a rule of docs/api.md#kakao-id-tokens; `detail` names the rule.
     public static func invalidKakaoIDToken(_ detail: String) -> Problem { Problem(.invalidKakaoIDToken, detail) }
+    /// The state store (docs/operations.md#shared-state) cannot be reached or answered an error; nothing falls back to
+    /// memory.
+    public static func stateUnavailable(_ detail: String = "The state store cannot be reached; retry shortly.") -> Problem {
+        Problem(.stateUnavailable, detail)
+    }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }

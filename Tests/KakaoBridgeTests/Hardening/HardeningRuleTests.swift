@@ -137,8 +137,8 @@ extension HardeningRuleTests {
             kakaoKeys: FakeKakaoKeys(keys: KakaoOIDCKeys())
         )
         let logger = Logger(label: "test")
-        #expect(throws: StartupFailure.self) { try Features.assemble(config, upstreams: upstreams, lasting: LastingMemory(clock: .system), clock: .system, logger: logger) }
+        #expect(throws: StartupFailure.self) { try Features.assemble(config, upstreams: upstreams, shared: SharedState.inMemory(), clock: .system, logger: logger) }
         config.upstream.allowInsecure = true
-        _ = try Features.assemble(config, upstreams: upstreams, lasting: LastingMemory(clock: .system), clock: .system, logger: logger)
+        _ = try Features.assemble(config, upstreams: upstreams, shared: SharedState.inMemory(), clock: .system, logger: logger)
     }
 }

@@ -83,7 +83,7 @@ struct LinkingSafetyTests {
     }
 
     @Test func linkLocksLetOneHolderInAtATimeInArrivalOrder() async throws {
-        let locks = LinkLocks()
+        let locks = LinkLocks.inMemory()
         let order = OrderLog()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<5 {

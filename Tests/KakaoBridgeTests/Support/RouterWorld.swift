@@ -108,7 +108,7 @@ final class RouterWorld: Sendable {
             ),
             environment: environment
         )
-        let unlinkedUsers = environment.lasting.unlinkedUsers
+        let unlinkedUsers = environment.shared.unlinkedUsers
         let configured = config
         return try await app.test(.router) { client in
             let world = RouterWorld(

@@ -1,5 +1,3 @@
-import BridgeSupport
-
 /// `state.url` (CONTRACT §12), read: empty for memory, `sqlite:///abs/path`, or
 /// `postgres://user@host:port/db?sslmode=...`. The password never appears in it (it comes from
 /// `state.password_file`), so a description of this value is safe to log.

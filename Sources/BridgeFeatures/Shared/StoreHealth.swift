@@ -1,0 +1,22 @@
+import Synchronization
+
+/// Whether the state store answered the last time it was asked (`UnlinkMarkFollower` asks at least every second).
+public final class StoreHealth: Sendable {
+    private let reachable = Atomic<Bool>(true)
+    private let failure = Mutex<String?>(nil)
+
+    public init() {}
+
+    public var isReachable: Bool { reachable.load(ordering: .relaxed) }
+    /// The store's reason for the last failure, for the log and `/readyz`; never a secret.
+    public var lastFailure: String? { failure.withLock { $0 } }
+
+    func succeeded() {
+        reachable.store(true, ordering: .relaxed)
+    }
+
+    func failed(_ reason: String) {
+        failure.withLock { $0 = reason }
+        reachable.store(false, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,17 @@
+import ServiceLifecycle
+
+/// A loop of the features (`UnlinkMarkFollower`, `UnlinkQueueWorker`) as a ServiceLifecycle `Service`: it runs until the
+/// graceful shutdown begins, then is cancelled.
+struct BackgroundService: Service, CustomStringConvertible {
+    let description: String
+    let body: @Sendable () async -> Void
+
+    init(_ name: String, _ body: @escaping @Sendable () async -> Void) {
+        self.description = name
+        self.body = body
+    }
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { await body() }
+    }
+}

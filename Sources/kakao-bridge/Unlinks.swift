@@ -1,0 +1,83 @@
+import ArgumentParser
+import BridgeCommandLine
+import BridgeFeatures
+import BridgeJSON
+import BridgeSupport
+import Logging
+import StateStore
+
+/// `kakao-bridge unlinks`: the unlink queue of a durable store, for operators (docs/operations.md#the-unlink-queue).
+struct Unlinks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the pending and failed unlink events of the state store as JSON lines; --retry-failed puts the failed ones back.",
+        discussion: "Needs a durable store (state.url). No token or email is printed: the Kakao id, the uid and the steps' codes."
+    )
+
+    @OptionGroup var options: ConfigOption
+
+    @Flag(help: "Put every failed event back in the queue, due now, with kakao.unlink_retry_hours from now.")
+    var retryFailed = false
+
+    func run() async throws {
+        let config = try options.load()
+        guard !config.state.url.isEmpty else {
+            Console.error("kakao-bridge: state.url is empty: the unlink queue lives in the memory of each running instance, which nothing else can read.")
+            throw ExitCode(78)
+        }
+        let quiet = Logger(label: "unlinks") { _ in SwiftLogNoOpLogHandler() }
+        let shared: SharedState
+        do {
+            shared = try await SharedState.open(config, logger: quiet)
+        } catch {
+            Console.error("kakao-bridge: \(error)")
+            throw ExitCode(78)
+        }
+        let retryHours = config.kakao.unlinkRetryHours
+        let retry = retryFailed
+        do {
+            let (requeued, events) = try await shared.whileRunning { store throws(StateStoreError) in
+                var requeued = 0
+                if retry {
+                    let now = UnixClock.system.now()
+                    requeued = try await store.requeue(.allFailed, now: now, newDeadline: now + Int64((retryHours * 3600).rounded()))
+                }
+                return (requeued, try await store.events(state: .pending) + store.events(state: .failed))
+            }
+            for event in events { Console.out(Self.line(event)) }
+            if retry { Console.error("kakao-bridge: \(requeued) failed event(s) put back in the queue.") }
+        } catch {
+            Console.error("kakao-bridge: the state store is not usable: \(error)")
+            throw ExitCode(78)
+        }
+    }
+
+    static func line(_ event: UnlinkEvent) -> String {
+        var writer = JSONWriter()
+        writer.openObject()
+        writer.key("id")
+        writer.string(event.id)
+        writer.key("kakao_id")
+        writer.int(event.kakaoID)
+        writer.key("referrer_type")
+        writer.string(event.reason)
+        writer.key("received_at")
+        writer.int(event.receivedAt)
+        writer.key("state")
+        writer.string(event.state.rawValue)
+        writer.member("uid", event.uid)
+        writer.member("error", event.lastErrorCode)
+        for step in UnlinkStep.allCases {
+            let progress = event[step]
+            writer.key(step.rawValue)
+            writer.openObject()
+            writer.key("state")
+            writer.string(progress.state.rawValue)
+            writer.key("attempts")
+            writer.int(Int64(progress.attempts))
+            writer.member("error", progress.lastErrorCode)
+            writer.closeObject()
+        }
+        writer.closeObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
