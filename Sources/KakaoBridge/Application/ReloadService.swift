@@ -87,6 +87,9 @@ struct ReloadService: Service, CustomStringConvertible {
         if old.server.firstRequestTimeoutSeconds != new.server.firstRequestTimeoutSeconds { keys.append("server.first_request_timeout_seconds") }
         if old.log.level != new.log.level { keys.append("log.level") }
         if old.log.format != new.log.format { keys.append("log.format") }
+        // The store is opened once, at start (docs/operations.md#shared-state).
+        if old.state.url != new.state.url { keys.append("state.url") }
+        if old.state.password != new.state.password { keys.append("state.password") }
         return keys
     }
 }

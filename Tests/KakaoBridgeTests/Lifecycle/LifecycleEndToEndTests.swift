@@ -47,29 +47,39 @@ struct LifecycleEndToEndTests {
         }
     }
 
-    @Test func aSlowBackendRunsPastTheDeadlineAndKakaoGetsA503() async throws {
+    /// Amended §8: Kakao gets its 200 well inside 3 s whatever the backend does; the slow step goes on after the answer.
+    @Test func aSlowBackendRunsPastTheDeadlineAndKakaoStillGets200() async throws {
         try await TestWorld.with(Self.options { $0.kakao.unlinkDeadlineMS = 300 }) { world async throws in
             world.backend.setUnlinkFault(.delay(.seconds(2)))
             let started = ContinuousClock.now
             let reply = try await world.unlinkWebhook(userID: Self.kakaoID)
             let elapsed = ContinuousClock.now - started
-            #expect(reply.status == 503)
-            #expect(reply.code == "upstream_timeout")
-            #expect(reply.isProblem)
-            // Well inside Kakao's 3 s, whatever the backend does.
+            #expect(reply.status == 200)
             #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+            try await Self.eventually { world.backend.unlinkNotices.count == 1 }
         }
     }
 
-    @Test func aBackendThatRefusesIs503BackendRejected() async throws {
+    /// A backend that refuses is retried by the queue (1 s, then doubling) until it takes the notice.
+    @Test func aBackendThatRefusesIsRetriedUntilItTakesTheNotice() async throws {
         try await TestWorld.with(Self.options()) { world async throws in
             world.backend.setUnlinkFault(.httpStatus(500, body: "{}"))
             let reply = try await world.unlinkWebhook(userID: Self.kakaoID)
-            #expect(reply.status == 503)
-            #expect(reply.code == "backend_rejected")
+            #expect(reply.status == 200)
+            #expect(world.backend.unlinkNotices.isEmpty)
             world.backend.setUnlinkFault(nil)
-            // Kakao's retry (or the operator's replay) then succeeds.
-            #expect(try await world.unlinkWebhook(userID: Self.kakaoID).status == 200)
+            try await Self.eventually(within: .seconds(8)) { world.backend.unlinkNotices.count == 1 }
+        }
+    }
+
+    static func eventually(within limit: Duration = .seconds(5), _ condition: @Sendable () -> Bool) async throws {
+        let start = ContinuousClock.now
+        while !condition() {
+            guard ContinuousClock.now - start < limit else {
+                Issue.record("not within \(limit)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 

@@ -3,6 +3,7 @@ import BridgeSupport
 import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
+import StateStore
 import Testing
 import Upstreams
 
@@ -193,45 +194,72 @@ struct UnlinkWebhookTests {
 
     // MARK: Failures
 
-    @Test func anAdminFailureIs503WithItsCodeAndAnErrorLineNamingTheUID() async throws {
-        try await RouterWorld.with(Self.options()) { world async throws in
+    /// Amended §8: Kakao gets 200 whatever a step does; the step stays pending in the store with its code, a warning
+    /// names the uid, and a later round finishes it without repeating what succeeded.
+    @Test func anAdminFailureIsAnsweredWith200AndRetriedFromTheStore() async throws {
+        try await RouterWorld.with(Self.options { _ in }) { world async throws in
             world.admin.seed(FirebaseUserRecord(uid: Self.uid))
             world.admin.fail("update", with: .firebaseAdminUnavailable("The Admin API answered 503."))
             let reply = try await Self.get(world)
-            #expect(reply.status == 503)
-            #expect(reply.code == "firebase_admin_unavailable")
-            #expect(reply.isProblem)
-            let line = try #require(world.logs.lines.first { $0.contains("unlink webhook failed") })
+            #expect(reply.status == 200)
+            #expect(reply.text == "OK")
+            let line = try #require(world.logs.lines.first { $0.contains("unlink step failed") })
             #expect(line.contains(#""uid":"kakao:1234567890""#))
-            #expect(line.contains(#""level":"error""#))
+            #expect(line.contains(#""code":"firebase_admin_unavailable""#))
+            #expect(line.contains(#""level":"warning""#))
             // The backend still heard of it: its data is not Firebase's.
             #expect(world.unlinks.notices.count == 1)
+            let pending = try await world.unlinkEvents(.pending)
+            #expect(pending.count == 1)
+            #expect(pending.first?.firebase.state == .pending)
+            #expect(pending.first?.firebase.lastErrorCode == "firebase_admin_unavailable")
+            #expect(pending.first?.backend.state == .done)
 
-            world.admin.fail("update", with: .firebaseAdminRejected("PERMISSION_DENIED"))
-            let rejected = try await Self.get(world)
-            #expect(rejected.status == 503)
-            #expect(rejected.code == "firebase_admin_rejected")
+            world.admin.fail("update", with: nil)
+            try await Task.sleep(for: .milliseconds(1100))
+            await world.retryDueUnlinks()
+            #expect(try await world.unlinkEvents(.pending).isEmpty)
+            #expect(world.admin.user(Self.uid)?.validSince != nil)
+            #expect(world.unlinks.notices.count == 1, "a step that succeeded is not repeated")
         }
     }
 
-    @Test func aLookupFailureIs503AndTheBackendIsNotToldAGuess() async throws {
+    @Test func aLookupFailureIs200AndTheBackendIsNotToldAGuess() async throws {
         try await RouterWorld.with(Self.options()) { world async throws in
             world.admin.fail("lookup", with: .firebaseAdminUnavailable("down"))
             let reply = try await Self.get(world)
-            #expect(reply.status == 503)
-            #expect(reply.code == "firebase_admin_unavailable")
+            #expect(reply.status == 200)
             #expect(world.unlinks.notices.isEmpty)
+            let pending = try await world.unlinkEvents(.pending)
+            #expect(pending.map(\.firebase.lastErrorCode) == ["firebase_admin_unavailable"])
+            #expect(pending.map(\.backend.state) == [.pending])
         }
     }
 
-    @Test func aBackendFailureIs503WithItsCode() async throws {
+    @Test func aBackendFailureIs200AndStaysPendingWithItsCode() async throws {
         try await RouterWorld.with(Self.options()) { world async throws in
             for problem in [Problem.backendUnavailable("unreachable"), .backendUnlinkRejected(status: 500), .upstreamTimeout("The backend")] {
                 world.unlinks.fail(with: problem)
                 let reply = try await Self.get(world)
-                #expect(reply.status == 503)
-                #expect(reply.code == problem.codeName)
+                #expect(reply.status == 200)
             }
+            let codes = try await world.unlinkEvents(.pending).compactMap(\.backend.lastErrorCode).sorted()
+            #expect(codes == ["backend_rejected", "backend_unavailable", "upstream_timeout"])
+        }
+    }
+
+    /// Past `kakao.unlink_retry_hours` the event is failed, logged at error with the uid and the step's code.
+    @Test func anEventPastItsRetryHoursIsFailedAndLoggedAtError() async throws {
+        try await RouterWorld.with(Self.options { $0.kakao.unlinkRetryHours = 0.0003 }) { world async throws in
+            world.unlinks.fail(with: .backendUnavailable("unreachable"))
+            #expect(try await Self.get(world).status == 200)
+            try await Task.sleep(for: .milliseconds(1100))
+            await world.retryDueUnlinks()
+            let failed = try await world.unlinkEvents(.failed)
+            #expect(failed.map(\.lastErrorCode) == ["backend_unavailable"])
+            let line = try #require(world.logs.lines.first { $0.contains("unlink event failed") })
+            #expect(line.contains(#""level":"error""#))
+            #expect(line.contains(#""uid":"kakao:1234567890""#) || line.contains(#""kakao_id":"1234567890""#))
         }
     }
 

@@ -8,6 +8,7 @@ import HummingbirdTesting
 @testable import KakaoBridge
 import Logging
 import StandIns
+import StateStore
 import Upstreams
 
 /// The application as `buildApplication` composes it, driven through Hummingbird's router test framework (no socket)
@@ -43,6 +44,10 @@ final class RouterWorld: Sendable {
     let kakaoKeys: FakeKakaoKeys
     /// The process's memory of unlinked Kakao users, as the unlink webhook fills it.
     let unlinkedUsers: UnlinkedKakaoUsers
+    /// The state store and this process's side of it (memory here).
+    let shared: SharedState
+    /// The current features, as a request sees them.
+    let features: @Sendable () -> Features?
     let config: BridgeConfig
     /// The clock the service reads (`Options.clock`): tokens a test signs are stamped from it.
     let clock: UnixClock
@@ -53,9 +58,11 @@ final class RouterWorld: Sendable {
     private init(
         kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
         certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, unlinks: FakeUnlinkNotifier,
-        kakaoKeys: FakeKakaoKeys, unlinkedUsers: UnlinkedKakaoUsers, config: BridgeConfig, clock: UnixClock, logs: LogSink,
-        client: any TestClientProtocol
+        kakaoKeys: FakeKakaoKeys, unlinkedUsers: UnlinkedKakaoUsers, shared: SharedState, features: @escaping @Sendable () -> Features?,
+        config: BridgeConfig, clock: UnixClock, logs: LogSink, client: any TestClientProtocol
     ) {
+        self.shared = shared
+        self.features = features
         self.clock = clock
         self.unlinks = unlinks
         self.kakaoKeys = kakaoKeys
@@ -109,12 +116,14 @@ final class RouterWorld: Sendable {
             environment: environment
         )
         let unlinkedUsers = environment.shared.unlinkedUsers
+        let shared = environment.shared
+        let holder = app.holder
         let configured = config
         return try await app.test(.router) { client in
             let world = RouterWorld(
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
                 googleTokens: googleTokens, admin: admin, unlinks: unlinks, kakaoKeys: kakaoKeys, unlinkedUsers: unlinkedUsers,
-                config: configured, clock: options.clock, logs: logs, client: client
+                shared: shared, features: { holder.current }, config: configured, clock: options.clock, logs: logs, client: client
             )
             // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
             if options.backend {
@@ -175,5 +184,19 @@ final class RouterWorld: Sendable {
 
     func exchange(_ token: String) async throws -> Reply {
         try await get("/v1/token-exchange", headers: [("Authorization", "Bearer " + token)])
+    }
+}
+
+extension RouterWorld {
+    /// One round of this instance's unlink queue (`UnlinkQueueWorker`, which the router-level world does not run).
+    func retryDueUnlinks() async {
+        guard let unlink = features()?.unlink else { return }
+        await UnlinkQueueWorker(shared: shared, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { unlink }
+            .takeDue(unlink)
+    }
+
+    /// The unlink events in the store in `state`.
+    func unlinkEvents(_ state: UnlinkEventState) async throws -> [UnlinkEvent] {
+        try await shared.store.events(state: state)
     }
 }
