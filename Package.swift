@@ -203,7 +203,7 @@ let package = Package(
         // under load is measured alone. Not part of the service.
         .executableTarget(
             name: "bench-upstreams",
-            dependencies: ["StandIns", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StandIns", "OpenSSLCrypto", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
 

@@ -13,6 +13,7 @@ struct BenchUpstreams: AsyncParsableCommand {
 
     static let appID: Int64 = 424242
     static let apiKey = "bench-web-api-key"
+    static let adminKey = "0123456789abcdef0123456789abcdef"
 
     @Option(help: "Directory for tokens.txt, bridge.yaml, bridge-hook.yaml, hook-secret.txt and the service account.")
     var out: String
@@ -31,6 +32,12 @@ struct BenchUpstreams: AsyncParsableCommand {
         help: "Kakao ID tokens of distinct users to write into id-tokens.txt, with bridge-oidc.yaml (the oidc scenario); 0: none."
     )
     var idTokens = 0
+
+    @Flag(
+        name: .customLong("oidc-nonces"),
+        help: "Each ID token carries a nonce in the service's format, and bridge-oidc.yaml requires nonces (their single use goes through the state store)."
+    )
+    var oidcNonces = false
 
     @Flag(
         name: .customLong("backend-hook"), inversion: .prefixedNo,
@@ -80,10 +87,20 @@ struct BenchUpstreams: AsyncParsableCommand {
             hook_secret: \(secret)
             backend_url: \(set.backendURL)
             """)
+        // The unlink scenario: the webhook on, the backend's unlink URL failing (every step stays pending and is retried).
+        set.backend.configureUnlink(secret: secret)
+        set.backend.setUnlinkFault(.httpStatus(503, body: "{}"))
+        try write(common, "bridge-unlink.yaml", in: directory, extra: """
+            hook_secret: \(secret)
+            """, more: """
+            kakao_admin_key: \(Self.adminKey)
+            backend_unlink_url: \(set.backendUnlinkURL)
+            """)
         if backendHook { set.backend.configureHook(url: "http://127.0.0.1:\(port)/v1/login-complete", secret: secret) }
         if idTokens > 0 {
-            try await Self.writeIDTokens(idTokens, kakao: kakao, in: directory)
-            try write(Self.oidcYAML(common, jwksURL: set.kakaoJWKSURL), "bridge-oidc.yaml", in: directory, extra: "")
+            let nonceSecret = oidcNonces ? Array(UUID().uuidString.utf8) + Array(UUID().uuidString.utf8) : nil
+            try await Self.writeIDTokens(idTokens, kakao: kakao, nonceSecret: nonceSecret, in: directory)
+            try write(Self.oidcYAML(common, jwksURL: set.kakaoJWKSURL, nonceSecret: nonceSecret), "bridge-oidc.yaml", in: directory, extra: "")
         }
         // Written last: the script waits for this file.
         try write(common, "bridge.yaml", in: directory, extra: "")
@@ -129,7 +146,8 @@ struct BenchUpstreams: AsyncParsableCommand {
 
     /// Distinct users, so that no ID token repeats and the verification cache sees no hit; signed on every core, since
     /// each is an RSA signature.
-    private static func writeIDTokens(_ count: Int, kakao: KakaoStandIn, in directory: URL) async throws {
+    private static func writeIDTokens(_ count: Int, kakao: KakaoStandIn, nonceSecret: [UInt8]?, in directory: URL) async throws {
+        let nonceExpiry = Int64(Date().timeIntervalSince1970) + 3600
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let lines = try await withThrowingTaskGroup(of: String.self) { group in
             for worker in 0..<workers {
@@ -140,7 +158,8 @@ struct BenchUpstreams: AsyncParsableCommand {
                             id: Int64(5_000_000_000) + Int64(index), nickname: "oidc\(index)", email: "oidc\(index)@example.com",
                             profileImageURL: "https://k.kakaocdn.net/dn/oidc\(index)/img_640x640.jpg"
                         )
-                        text += try kakao.issueIDToken(for: user, audience: oidcAudience, nonce: nil) + "\n"
+                        let nonce = nonceSecret.map { BenchNonces.make(secret: $0, expiresAt: nonceExpiry) }
+                        text += try kakao.issueIDToken(for: user, audience: oidcAudience, nonce: nonce) + "\n"
                     }
                     return text
                 }
@@ -152,21 +171,33 @@ struct BenchUpstreams: AsyncParsableCommand {
         try Data(lines.utf8).write(to: directory.appendingPathComponent("id-tokens.txt"))
     }
 
-    /// `bridge.yaml` with OpenID Connect on for the tokens above, the nonce check off: the tokens are made before the
-    /// service runs, so none could carry a nonce it issued.
-    private static func oidcYAML(_ common: String, jwksURL: String) -> String {
-        common.replacingOccurrences(of: "  app_id: \(appID)\n", with: """
+    /// `bridge.yaml` with OpenID Connect on for the tokens above. Without `--oidc-nonces` the nonce check is off (the
+    /// tokens are made before the service runs); with it, the tokens carry nonces made with the secret written here.
+    private static func oidcYAML(_ common: String, jwksURL: String, nonceSecret: [UInt8]?) -> String {
+        let nonce = nonceSecret.map { "    require_nonce: true\n    nonce_secret: \(String(decoding: $0, as: UTF8.self))\n" }
+            ?? "    require_nonce: false\n"
+        return common.replacingOccurrences(of: "  app_id: \(appID)\n", with: """
               app_id: \(appID)
               oidc:
                 audiences: [\(oidcAudience)]
                 jwks_url: \(jwksURL)
-                require_nonce: false
 
-            """)
+            """ + nonce)
     }
 
-    private func write(_ template: String, _ name: String, in directory: URL, extra: String) throws {
+    private func write(_ template: String, _ name: String, in directory: URL, extra: String, more: String = "") throws {
         var values: [String: String] = [:]
+        var template = template
+        for line in more.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let value = parts[1].trimmingCharacters(in: .whitespaces)
+            switch parts[0] {
+            case "kakao_admin_key": template = template.replacingOccurrences(of: "  app_id: \(Self.appID)\n", with: "  app_id: \(Self.appID)\n  admin_key: \(value)\n")
+            case "backend_unlink_url": template = template.replacingOccurrences(of: "backend:\n", with: "backend:\n  unlink_url: \(value)\n")
+            default: break
+            }
+        }
         for line in extra.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             if parts.count == 2 { values[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
