@@ -130,6 +130,10 @@ struct FleetTests {
                 #expect(pending.first?["firebase"]?["state"]?.stringValue == "done")
                 #expect(pending.first?["backend"]?["state"]?.stringValue == "pending")
 
+                // While A lives its step is never taken over, although it runs past the lease (renewed).
+                try await Task.sleep(for: .seconds(3))
+                #expect(backend.heldRequests == 1, "B took over a step A was still running")
+
                 // A dies holding the lease; the backend recovers.
                 try await a.kill()
                 let killed = ContinuousClock.now
