@@ -24,7 +24,16 @@ struct CheckConfig: AsyncParsableCommand {
         }
         do {
             let shared = try await SharedState.open(config, logger: Logger(label: "check-config") { _ in SwiftLogNoOpLogHandler() })
-            try await shared.whileRunning { store throws(StateStoreError) in try await store.ping() }
+            // Closed before it goes, whatever the ping says (a SQLite file's connection must be).
+            let pinged: Result<Void, StateStoreError>
+            do throws(StateStoreError) {
+                try await shared.whileRunning { store throws(StateStoreError) in try await store.ping() }
+                pinged = .success(())
+            } catch {
+                pinged = .failure(error)
+            }
+            await shared.store.close()
+            try pinged.get()
         } catch let error as StartupFailure {
             Console.error("kakao-bridge: the state store is not usable: \(error)")
             throw ExitCode(78)

@@ -6,6 +6,7 @@ import CurlHTTP
 import Hummingbird
 import KakaoBridge
 import Logging
+import StateStore
 import Upstreams
 
 struct Serve: AsyncParsableCommand {
@@ -30,14 +31,29 @@ struct Serve: AsyncParsableCommand {
         defer { http.shutdown() }
         let reload = BridgeEnvironment.Reload(configPath: options.config) { BridgeUpstreams.live($0, http: http) }
         let app: BridgeApplication
+        let shared: SharedState
         do {
-            var environment = BridgeEnvironment(logger: logger, reload: reload)
-            environment.shared = try await SharedState.open(config, logger: logger)
-            app = try buildApplication(config: config, upstreams: .live(config, http: http), environment: environment)
+            shared = try await SharedState.open(config, logger: logger)
         } catch {
             Console.error("kakao-bridge: cannot start: \(error)")
             throw ExitCode(78)
         }
-        try await app.runUntilTerminated(graceSeconds: config.server.shutdownGraceSeconds)
+        do {
+            var environment = BridgeEnvironment(logger: logger, reload: reload)
+            environment.shared = shared
+            app = try buildApplication(config: config, upstreams: .live(config, http: http), environment: environment)
+        } catch {
+            Console.error("kakao-bridge: cannot start: \(error)")
+            await shared.store.close()
+            throw ExitCode(78)
+        }
+        // The store is closed once the service has stopped (a SQLite file's connection must be closed before it goes).
+        do {
+            try await app.runUntilTerminated(graceSeconds: config.server.shutdownGraceSeconds)
+        } catch {
+            await shared.store.close()
+            throw error
+        }
+        await shared.store.close()
     }
 }

@@ -34,18 +34,26 @@ struct Unlinks: AsyncParsableCommand {
         }
         let retryHours = config.kakao.unlinkRetryHours
         let retry = retryFailed
-        do {
-            let (requeued, events) = try await shared.whileRunning { store throws(StateStoreError) in
+        let outcome: Result<(Int, [UnlinkEvent]), StateStoreError>
+        do throws(StateStoreError) {
+            outcome = .success(try await shared.whileRunning { store throws(StateStoreError) in
                 var requeued = 0
                 if retry {
                     let now = UnixClock.system.now()
                     requeued = try await store.requeue(.allFailed, now: now, newDeadline: now + Int64((retryHours * 3600).rounded()))
                 }
                 return (requeued, try await store.events(state: .pending) + store.events(state: .failed))
-            }
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        // Closed before it goes (a SQLite file's connection must be).
+        await shared.store.close()
+        switch outcome {
+        case .success(let (requeued, events)):
             for event in events { Console.out(Self.line(event)) }
             if retry { Console.error("kakao-bridge: \(requeued) failed event(s) put back in the queue.") }
-        } catch {
+        case .failure(let error):
             Console.error("kakao-bridge: the state store is not usable: \(error)")
             throw ExitCode(78)
         }

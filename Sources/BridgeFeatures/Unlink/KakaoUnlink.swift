@@ -118,7 +118,9 @@ package final class KakaoUnlink: Sendable {
     package func work(_ event: UnlinkEvent, context: CallContext) async -> Outcome {
         let renewal = Task { [shared, clock, leaseSeconds] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(max(1, leaseSeconds / 3)))
+                // A third of the lease, to the millisecond: leases end on whole seconds, so with a short lease a whole-second
+                // interval (2 s lease, renewed every 1 s) left no margin and another instance could take over a running step.
+                try? await Task.sleep(for: .milliseconds(max(1, leaseSeconds) * 1000 / 3))
                 if Task.isCancelled { return }
                 _ = try? await shared.store.renewLease(id: event.id, owner: shared.instanceID, now: clock.now(), leaseSeconds: leaseSeconds)
             }
