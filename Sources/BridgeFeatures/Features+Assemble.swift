@@ -66,7 +66,9 @@ extension Features {
             deadline: .milliseconds(config.kakao.unlinkDeadlineMS), action: config.kakao.unlinkAction,
             uidPrefix: config.kakao.uidPrefix, admin: admin, shared: shared,
             retrySeconds: max(1, Int64((config.kakao.unlinkRetryHours * 3600).rounded())),
-            leaseSeconds: Int64(config.kakao.unlinkLeaseSeconds), kakaoCache: kakaoCache, userCache: userSync?.cache,
+            // The store counts whole seconds: one more, so that a lease taken late in a second still lasts the
+            // configured time, and a 1 s lease is not over the moment it is taken.
+            leaseSeconds: Int64(config.kakao.unlinkLeaseSeconds) + 1, kakaoCache: kakaoCache, userCache: userSync?.cache,
             notifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier, meters: unlinkMeters, clock: clock,
             logger: logger
         )
