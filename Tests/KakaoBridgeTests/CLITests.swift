@@ -90,6 +90,54 @@ struct CLITests {
         #expect(run.stdout.contains("is valid"))
     }
 
+    /// docs/operations.md#shared-state: check-config connects to the store. A SQLite file it can make is usable; one
+    /// under a path that cannot exist, or a PostgreSQL nobody listens on, is not (exit 78, saying state.url).
+    @Test func checkConfigReachesTheStateStore() async throws {
+        let directory = try TemporaryDirectory()
+        let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
+        func config(_ name: String, _ url: String) throws -> String {
+            try directory.write(name + ".yaml", """
+                kakao:
+                  app_id: 42
+                firebase:
+                  service_account_file: \(account)
+                state:
+                  url: "\(url)"
+                """)
+        }
+        let good = try await CLIProcess.run(["check-config", "--config", try config("good", "sqlite://\(directory.path)/state.db")], timeout: .seconds(60))
+        #expect(good.status == 0, "\(good.stdout)\n\(good.stderr)")
+        #expect(good.stdout.contains("the state store answers"))
+        let missing = try await CLIProcess.run(
+            ["check-config", "--config", try config("missing", "sqlite://\(directory.path)/no/such/dir/state.db")], timeout: .seconds(60)
+        )
+        #expect(missing.status == 78, "\(missing.stdout)\n\(missing.stderr)")
+        #expect(missing.stderr.contains("state"))
+        let nobody = try await CLIProcess.run(
+            ["check-config", "--config", try config("nobody", "postgres://kb@127.0.0.1:9/kb?sslmode=disable")], timeout: .seconds(60)
+        )
+        #expect(nobody.status == 78, "\(nobody.stdout)\n\(nobody.stderr)")
+        #expect(nobody.stderr.contains("state store"))
+    }
+
+    /// With the memory store there is no queue another process can read: `unlinks` says so and exits non-zero.
+    @Test func unlinksRefusesTheMemoryStore() async throws {
+        let directory = try TemporaryDirectory()
+        let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
+        let file = try directory.write("bridge.yaml", """
+            kakao:
+              app_id: 42
+            firebase:
+              service_account_file: \(account)
+            """)
+        let run = try await CLIProcess.run(["unlinks", "--config", file], timeout: .seconds(30))
+        #expect(run.status == 78, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stderr.contains("state.url is empty"))
+        #expect(run.stdout.isEmpty)
+    }
+
     @Test func sandboxServesThePrintedCurlLineAndStopsOnSIGTERM() async throws {
         let sandbox = try CLIProcess.start(["sandbox", "--port", "0"])
         defer { sandbox.kill() }
