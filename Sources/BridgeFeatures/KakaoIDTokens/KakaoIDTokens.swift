@@ -34,7 +34,7 @@ package struct KakaoIDTokens: Sendable {
         let secret = oidc.nonceSecret.isEmpty ? shared.generatedNonceSecret : Array(oidc.nonceSecret.utf8)
         return KakaoIDTokens(
             verifier: KakaoIDTokenVerifier(rules: rules, keys: .kakaoKeys(keys, clock: clock, logger: logger)),
-            nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: KakaoNonceMemory(store: shared.store), requireNonce: oidc.requireNonce,
+            nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: KakaoNonceMemory(store: shared.store, health: shared.health), requireNonce: oidc.requireNonce,
             cache: cache, unlinkedUsers: unlinkedUsers, clock: clock
         )
     }

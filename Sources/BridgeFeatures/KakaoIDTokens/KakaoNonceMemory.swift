@@ -6,9 +6,11 @@ import Upstreams
 /// is refused at every other, and after a restart with a durable store. Remembered until it expires.
 struct KakaoNonceMemory: Sendable {
     let store: any StateStore
+    let health: StoreHealth
 
     /// Records the nonce's use: `.first` exactly once per nonce while it is unexpired, across the fleet.
     func use(_ ticket: KakaoNonces.Ticket) async throws(Problem) -> NonceUse {
+        try health.require()
         do {
             return try await store.useNonce(id: ticket.id.bytes, expiresAt: ticket.expiresAt)
         } catch {

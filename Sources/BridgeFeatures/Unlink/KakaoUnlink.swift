@@ -91,6 +91,7 @@ package final class KakaoUnlink: Sendable {
         )
         queued.leaseOwner = shared.instanceID
         queued.leaseExpiresAt = now + leaseSeconds
+        try shared.health.require()
         do {
             try await shared.store.enqueue(queued)
             try await shared.store.recordUnlink(kakaoID: event.kakaoID, at: now)

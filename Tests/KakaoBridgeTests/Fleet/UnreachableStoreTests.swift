@@ -1,0 +1,54 @@
+import BridgeJSON
+import BridgeSupport
+import CurlHTTP
+import Foundation
+import StandIns
+import Testing
+
+/// docs/operations.md#shared-state: a store that cannot be reached is loud. The service starts, `/readyz` is 503 naming
+/// the store, a request that needs it is 503 `state_unavailable`, and nothing falls back to memory.
+@Suite("An unreachable state store (CONTRACT §12)", .serialized)
+struct UnreachableStoreTests {
+    @Test func theServiceStartsNotReadyAndTheWebhookIs503StateUnavailable() async throws {
+        try await TestWorld.with { world in
+            let directory = try OpsFiles.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let configPath = directory.appendingPathComponent("bridge.yaml").path
+            var file = OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
+            // Nobody listens on port 9 (discard); the admin key turns the unlink webhook on.
+            file.extra = """
+                state:
+                  url: "postgres://kb@127.0.0.1:9/kb?sslmode=disable"
+                """
+            try file.write(to: configPath)
+            try OpsFiles.writePrivate(
+                String(decoding: try Data(contentsOf: URL(fileURLWithPath: configPath)), as: UTF8.self)
+                    .replacingOccurrences(of: "  cache_seconds: 0\n", with: "  cache_seconds: 0\n  admin_key: 0123456789abcdef0123456789abcdef\n"),
+                to: configPath
+            )
+            let bridge = try BridgeProcess(configPath: configPath)
+            defer { bridge.stop() }
+            let base = "http://127.0.0.1:\(try await bridge.waitForPort())"
+
+            var ready = Reply(try await world.http.execute(HTTPRequest(method: .get, url: base + "/readyz")))
+            let start = ContinuousClock.now
+            while ready.status == 200, ContinuousClock.now - start < .seconds(15) {
+                try await Task.sleep(for: .milliseconds(200))
+                ready = Reply(try await world.http.execute(HTTPRequest(method: .get, url: base + "/readyz")))
+            }
+            #expect(ready.status == 503)
+            #expect(ready.json?["detail"]?.stringValue?.contains("state store") == true, "\(ready.text)")
+
+            let asked = ContinuousClock.now
+            let webhook = Reply(try await world.http.execute(HTTPRequest(
+                method: .get, url: base + "/v1/kakao/unlink?app_id=\(TestWorld.appID)&user_id=1234567890&referrer_type=UNLINK_FROM_APPS",
+                headers: [("Authorization", "KakaoAK 0123456789abcdef0123456789abcdef")]
+            )))
+            #expect(webhook.status == 503)
+            #expect(webhook.code == "state_unavailable", "\(webhook.text)")
+            // At once, not after the store's own timeout: Kakao waits 3 s.
+            #expect(ContinuousClock.now - asked < .seconds(2))
+            #expect(bridge.lines.contains { $0.contains("the state store cannot be reached") })
+        }
+    }
+}
