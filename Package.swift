@@ -207,17 +207,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The throwaway PostgreSQL both test targets use (scripts/postgres-test-server); not part of the service.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", .product(name: "Hummingbird", package: "hummingbird")], swiftSettings: swiftSettings),
         .testTarget(
             name: "StateStoreTests",
-            dependencies: ["StateStore", "BridgeSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StateStore", "BridgeSupport", "PostgresTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"], swiftSettings: swiftSettings),
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "PostgresTestSupport", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
                 "kakao-bridge-sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -76,9 +76,7 @@ struct CLITests {
 
     @Test func checkConfigAcceptsAGoodConfiguration() async throws {
         let directory = try TemporaryDirectory()
-        let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
-        // A key file other users can read is refused: mode 600, as an operator would set it.
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
+        let account = try directory.serviceAccount()
         let file = try directory.write("bridge.yaml", """
             kakao:
               app_id: 42
@@ -94,8 +92,7 @@ struct CLITests {
     /// under a path that cannot exist, or a PostgreSQL nobody listens on, is not (exit 78, saying state.url).
     @Test func checkConfigReachesTheStateStore() async throws {
         let directory = try TemporaryDirectory()
-        let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
+        let account = try directory.serviceAccount()
         func config(_ name: String, _ url: String) throws -> String {
             try directory.write(name + ".yaml", """
                 kakao:
@@ -124,8 +121,7 @@ struct CLITests {
     /// With the memory store there is no queue another process can read: `unlinks` says so and exits non-zero.
     @Test func unlinksRefusesTheMemoryStore() async throws {
         let directory = try TemporaryDirectory()
-        let account = try directory.write("service-account.json", try SandboxServiceAccount.generate().json())
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
+        let account = try directory.serviceAccount()
         let file = try directory.write("bridge.yaml", """
             kakao:
               app_id: 42
@@ -340,6 +336,13 @@ final class TemporaryDirectory {
         let file = path + "/" + name
         try Data(contents.utf8).write(to: URL(fileURLWithPath: file))
         return file
+    }
+
+    /// A fresh service-account key file, mode 600 as an operator would set it (one others can read is refused).
+    func serviceAccount() throws -> String {
+        let account = try write("service-account.json", try SandboxServiceAccount.generate().json())
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: account)
+        return account
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

@@ -2,6 +2,7 @@ import BridgeJSON
 import BridgeSupport
 import CurlHTTP
 import Foundation
+import PostgresTestSupport
 import Hummingbird
 import StandIns
 import Synchronization
@@ -34,9 +35,7 @@ struct FleetStateLocation {
     }
 }
 
-/// The PostgreSQL the fleet tests use: `KB_TEST_POSTGRES_URL` when set, otherwise one throwaway server per test process
-/// started by scripts/postgres-test-server (as `Tests/StateStoreTests/Support/PostgresTestServer.swift` does), stopped and
-/// removed at exit. Each test gets a database of its own, made with `createdb`.
+/// The PostgreSQL the fleet tests use (`ThrowawayPostgres`); each test gets a database of its own, made with `createdb`.
 enum FleetPostgres {
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
@@ -50,13 +49,7 @@ enum FleetPostgres {
         var createdb: String
     }
 
-    static let server: Task<Server, any Error> = Task { try start() }
-
-    nonisolated(unsafe) private static var startedDirectory: String?
-
-    private static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("scripts/postgres-test-server").path
+    static let server: Task<Server, any Error> = Task { try server(try await ThrowawayPostgres.url.value, createdb: try createdbPath()) }
 
     private static let missing = """
         the fleet tests need PostgreSQL: install it (scripts/setup installs the package `postgresql`) or set \
@@ -85,39 +78,6 @@ enum FleetPostgres {
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
         throw Unavailable(description: missing + " (no createdb found)")
-    }
-
-    private static func start() throws -> Server {
-        let createdb = try createdbPath()
-        if let url = ProcessInfo.processInfo.environment["KB_TEST_POSTGRES_URL"], !url.isEmpty {
-            return try server(url, createdb: createdb)
-        }
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kb-fleet-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        let errors = directory + ".err"
-        // popen rather than Foundation's Process: its waitUntilExit can miss the end of a script whose children (the
-        // server) outlive it.
-        guard let pipe = popen("/bin/bash '\(script)' start '\(directory)' 2>'\(errors)'", "r") else {
-            throw Unavailable(description: "could not run \(script)")
-        }
-        var output = ""
-        var buffer = [CChar](repeating: 0, count: 4096)
-        while fgets(&buffer, Int32(buffer.count), pipe) != nil {
-            output += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        let status = pclose(pipe)
-        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(atPath: errors)
-        guard status == 0 else {
-            try? FileManager.default.removeItem(atPath: directory)
-            throw Unavailable(description: missing + ". scripts/postgres-test-server said: \(message)")
-        }
-        startedDirectory = directory
-        atexit {
-            guard let directory = FleetPostgres.startedDirectory else { return }
-            _ = system("/bin/bash '\(FleetPostgres.script)' stop '\(directory)' >/dev/null 2>&1; rm -rf '\(directory)'")
-        }
-        return try server(output.trimmingCharacters(in: .whitespacesAndNewlines), createdb: createdb)
     }
 
     private static func server(_ url: String, createdb: String) throws -> Server {

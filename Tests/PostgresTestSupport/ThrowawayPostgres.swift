@@ -1,0 +1,54 @@
+import Foundation
+
+/// The PostgreSQL the tests use (StateStoreTests and the fleet tests): `KB_TEST_POSTGRES_URL` when set, otherwise one
+/// throwaway server per test process, started by scripts/postgres-test-server in a temporary directory, stopped and
+/// removed at exit.
+public enum ThrowawayPostgres {
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The server's `postgres://USER@127.0.0.1:PORT/DB?sslmode=disable` URL, started on first use.
+    public static let url: Task<String, any Error> = Task { try start() }
+
+    nonisolated(unsafe) private static var startedDirectory: String?
+
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/postgres-test-server").path
+
+    private static let missing = """
+        PostgreSQL tests need a server: install PostgreSQL (scripts/setup installs the package `postgresql`) or set \
+        KB_TEST_POSTGRES_URL to a server whose user may create databases
+        """
+
+    private static func start() throws -> String {
+        if let url = ProcessInfo.processInfo.environment["KB_TEST_POSTGRES_URL"], !url.isEmpty { return url }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kb-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let errors = directory + ".err"
+        // popen rather than Foundation's Process: its waitUntilExit can miss the end of a script whose children (the
+        // server) outlive it.
+        guard let pipe = popen("/bin/bash '\(script)' start '\(directory)' 2>'\(errors)'", "r") else {
+            throw Unavailable(description: "could not run \(script)")
+        }
+        var output = ""
+        var buffer = [CChar](repeating: 0, count: 4096)
+        while fgets(&buffer, Int32(buffer.count), pipe) != nil {
+            output += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        let status = pclose(pipe)
+        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: errors)
+        guard status == 0 else {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw Unavailable(description: missing + ". scripts/postgres-test-server said: \(message)")
+        }
+        startedDirectory = directory
+        atexit {
+            guard let directory = ThrowawayPostgres.startedDirectory else { return }
+            _ = system("/bin/bash '\(ThrowawayPostgres.script)' stop '\(directory)' >/dev/null 2>&1; rm -rf '\(directory)'")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
