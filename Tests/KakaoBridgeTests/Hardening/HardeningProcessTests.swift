@@ -37,13 +37,16 @@ import Glibc
             let directory = try OpsFiles.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let output = directory.appendingPathComponent("out.log").path
+            // User 65534 must reach the binaries: the build folder may sit in a checkout only root can enter (a clone in
+            // `mktemp -d`, mode 700), so both run from copies in this test's own directory.
+            let binaries = try Self.reachableCopies(in: directory)
             let bridge = try SpawnedBridge(
                 arguments: ["sandbox", "--port", "0", "--defaults", directory.appendingPathComponent("none.yaml").path],
                 launcher: [
                     "/usr/bin/prlimit", "--core=unlimited:unlimited", "--",
                     "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
                 ],
-                outputPath: output
+                outputPath: output, executable: binaries
             )
             defer { bridge.stop() }
             // The output file is created by the spawn, as root, before the user changes.
@@ -64,6 +67,20 @@ import Glibc
     /// has run (SIGHUP blocked in /proc/PID/status), before any library initializer and before `main`. What comes before
     /// that, the loader mapping and relocating the libraries, no program can guard itself
     /// (docs/configuration.md#reloading-with-sighup has the measurement); on main SIGHUP is never blocked and this test
+
+    /// `kakao-bridge` and `kakao-bridge-sandbox` copied side by side into `directory` (made readable by all); the path
+    /// of the first.
+    static func reachableCopies(in directory: URL) throws -> String {
+        let built = BridgeProcess.executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        for name in ["kakao-bridge", "kakao-bridge-sandbox"] {
+            let copy = directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: built.appendingPathComponent(name), to: copy)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+        }
+        return directory.appendingPathComponent("kakao-bridge").path
+    }
+
     /// fails waiting for it.
     @Test func aHangupRightAfterExecDoesNotEndTheProcess() async throws {
         try await TestWorld.with { world in

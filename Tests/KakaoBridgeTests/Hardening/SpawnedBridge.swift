@@ -12,9 +12,10 @@ final class SpawnedBridge: @unchecked Sendable {
     let outputPath: String
     private var reaped: Int32?
 
-    init(arguments: [String], launcher: [String] = [], outputPath: String) throws {
+    /// `executable`: the built `kakao-bridge` unless said (a copy where another user can reach it, for one).
+    init(arguments: [String], launcher: [String] = [], outputPath: String, executable: String = BridgeProcess.executable.path) throws {
         self.outputPath = outputPath
-        let argv = launcher + [BridgeProcess.executable.path] + arguments
+        let argv = launcher + [executable] + arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
