@@ -146,6 +146,7 @@ let package = Package(
             name: "StandIns",
             dependencies: [
                 "BridgeJSON",
+                "CurlHTTP",
                 "OpenSSLCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -7,7 +7,7 @@ extension Features {
     /// what the service does at start and on every reload.
     public static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, shared: SharedState, unlinkMeters: UnlinkMeters = UnlinkMeters(),
-        clock: UnixClock, logger: Logger
+        securityEventMeters: SecurityEventMeters = SecurityEventMeters(), clock: UnixClock, logger: Logger
     ) throws(StartupFailure) -> Features {
         let account = try loadServiceAccount(config)
         // The key file names the token endpoint: the same https rule as every configured upstream URL.
@@ -35,10 +35,13 @@ extension Features {
             cache: UserRecordCache(ttlSeconds: config.firebase.userCacheSeconds, clock: clock), logger: logger,
             linksByEmail: config.linking.byVerifiedEmail, uidPrefix: config.kakao.uidPrefix, linkLocks: shared.linkLocks
         )
-        let kakaoIDTokens = KakaoIDTokens.assemble(
-            config, keys: upstreams.kakaoKeys, cache: kakaoCache, unlinkedUsers: shared.unlinkedUsers,
+        // One cache of Kakao's keys for its ID tokens and its security event tokens.
+        let kakaoKeys = config.kakao.oidc.enabled || config.kakao.events.enabled
+            ? PublicKeyCache.kakaoKeys(upstreams.kakaoKeys, clock: clock, logger: logger) : nil
+        let kakaoIDTokens = kakaoKeys.flatMap { keys in KakaoIDTokens.assemble(
+            config, keys: keys, cache: kakaoCache, unlinkedUsers: shared.unlinkedUsers,
             shared: shared, clock: clock, logger: logger
-        )
+        ) }
         let login = LoginFlow(
             kakao: kakaoCache ?? upstreams.kakao, kakaoIDTokens: kakaoIDTokens, userSync: userSync,
             minter: CustomTokenMinter(
@@ -61,21 +64,38 @@ extension Features {
             revocation: config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
             login: login
         )
-        let unlink = config.kakao.adminKey.isEmpty ? nil : KakaoUnlink(
-            appID: config.kakao.appID, adminKey: Array(config.kakao.adminKey.utf8),
-            deadline: .milliseconds(config.kakao.unlinkDeadlineMS), action: config.kakao.unlinkAction,
-            uidPrefix: config.kakao.uidPrefix, admin: admin, shared: shared,
+        let actions = config.kakao.adminKey.isEmpty && !config.kakao.events.enabled ? nil : AccountActions(
+            unlinkAction: config.kakao.unlinkAction, uidPrefix: config.kakao.uidPrefix, admin: admin, shared: shared,
             retrySeconds: max(1, Int64((config.kakao.unlinkRetryHours * 3600).rounded())),
             // The store counts whole seconds: one more, so that a lease taken late in a second still lasts the
             // configured time, and a 1 s lease is not over the moment it is taken.
             leaseSeconds: Int64(config.kakao.unlinkLeaseSeconds) + 1, kakaoCache: kakaoCache, userCache: userSync?.cache,
-            notifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier, meters: unlinkMeters, clock: clock,
+            unlinkNotifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier,
+            eventsNotifier: config.backend.eventsURL.isEmpty ? nil : upstreams.eventsNotifier, meters: unlinkMeters, clock: clock,
             logger: logger
         )
+        let deadline = Duration.milliseconds(config.kakao.unlinkDeadlineMS)
+        let unlink = config.kakao.adminKey.isEmpty ? nil : actions.map { actions in
+            KakaoUnlink(
+                appID: config.kakao.appID, adminKey: Array(config.kakao.adminKey.utf8), deadline: deadline, actions: actions,
+                shared: shared, clock: clock, logger: logger
+            )
+        }
+        let securityEvents: SecurityEvents? = if let actions, let kakaoKeys, config.kakao.events.enabled {
+            SecurityEvents(
+                verifier: KakaoSecurityEventVerifier(
+                    audiences: config.kakao.events.audiences, maxAgeSeconds: config.kakao.events.maxAgeSeconds,
+                    clockSkewSeconds: config.firebase.clockSkewSeconds, keys: kakaoKeys, clock: clock
+                ),
+                actions: actions, meters: securityEventMeters, deadline: deadline, shared: shared, clock: clock, logger: logger
+            )
+        } else {
+            nil
+        }
         return Features(
             config: config, login: login, legacyLogin: config.legacy.enabled ? login : nil, hook: hook,
             revocation: hook.map { UserRevocation(secret: $0.secret, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
-            nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache
+            securityEvents: securityEvents, accountActions: actions, nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache
         )
     }
 

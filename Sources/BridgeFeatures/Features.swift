@@ -20,6 +20,10 @@ public final class Features: Sendable {
     package let revocation: UserRevocation?
     /// Kakao's unlink webhook: present exactly when `kakao.admin_key` is set.
     package let unlink: KakaoUnlink?
+    /// `POST /v1/kakao/events`, Kakao's security events: present exactly when `kakao.events.audiences` is not empty.
+    package let securityEvents: SecurityEvents?
+    /// The steps of queued unlink and security events: present when either of the two is on.
+    package let accountActions: AccountActions?
     /// `GET /v1/kakao/nonce`: present exactly when `kakao.oidc.audiences` is not empty.
     package let nonces: KakaoNonces?
     /// The verified-token cache and the user cache, when on: another instance's unlink mark empties them of that user.
@@ -28,7 +32,8 @@ public final class Features: Sendable {
 
     init(
         config: BridgeConfig, login: LoginFlow, legacyLogin: LoginFlow?, hook: LoginHook?, revocation: UserRevocation?,
-        unlink: KakaoUnlink?, nonces: KakaoNonces?, kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?
+        unlink: KakaoUnlink?, securityEvents: SecurityEvents?, accountActions: AccountActions?, nonces: KakaoNonces?,
+        kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?
     ) {
         self.config = config
         self.login = login
@@ -36,13 +41,15 @@ public final class Features: Sendable {
         self.hook = hook
         self.revocation = revocation
         self.unlink = unlink
+        self.securityEvents = securityEvents
+        self.accountActions = accountActions
         self.nonces = nonces
         self.kakaoCache = kakaoCache
         self.userCache = userCache
     }
 
-    /// Step 1 of an unlink another instance received (`UnlinkMarkFollower`): this user's cached verifications and user
-    /// record are dropped here too.
+    /// A mark another instance recorded (`UnlinkMarkFollower`: an unlink, or a security event): this user's cached
+    /// verifications and user record are dropped here too.
     public func forgetKakaoUser(_ kakaoID: Int64) {
         _ = kakaoCache?.dropUser(kakaoID)
         userCache?.forget(uid: config.kakao.uidPrefix + String(kakaoID))

@@ -7,3 +7,14 @@ extension String {
         return String(slice)
     }
 }
+
+extension String {
+    /// Without spaces, tabs, CR and LF at either end (a request body that is one token, perhaps with a final newline).
+    package func trimmingASCIIWhitespace() -> String {
+        var slice = Substring(self)
+        let blank: Set<Character> = [" ", "\t", "\r", "\n", "\r\n"]
+        while let first = slice.first, blank.contains(first) { slice.removeFirst() }
+        while let last = slice.last, blank.contains(last) { slice.removeLast() }
+        return String(slice)
+    }
+}

@@ -9,6 +9,8 @@ public final class BackendStandIn: Sendable {
     public static let path = "/login-complete"
     /// Where the bridge tells the backend about unlinks (`backend.unlink_url`).
     public static let unlinkPath = "/kakao-unlinked"
+    /// Where the bridge tells the backend about Kakao's security events (`backend.events_url`).
+    public static let eventsPath = "/kakao-events"
 
     /// What the bridge sent to the backend.
     public struct LoginRequest: Sendable, Equatable {
@@ -31,6 +33,9 @@ public final class BackendStandIn: Sendable {
         var unlinkSecret: String?
         var unlinkFault = FaultSlot<StandInFault>()
         var unlinkNotices: [JSONValue] = []
+        var eventsSecret: String?
+        var eventsFault = FaultSlot<StandInFault>()
+        var eventNotices: [JSONValue] = []
     }
 
     private let state = Mutex(State())
@@ -53,6 +58,23 @@ public final class BackendStandIn: Sendable {
     /// The unlink URL then requires `Authorization: Bearer <secret>` (the bridge sends `hook.secret`).
     public func configureUnlink(secret: String) {
         state.withLock { $0.unlinkSecret = secret }
+    }
+
+    /// The events URL then requires `Authorization: Bearer <secret>` (the bridge sends `hook.secret`).
+    public func configureEvents(secret: String) {
+        state.withLock { $0.eventsSecret = secret }
+    }
+
+    /// Faults of the events URL only.
+    public func setEventsFault(_ fault: StandInFault?, times: Int? = nil) {
+        state.withLock { $0.eventsFault.set(fault, times: times) }
+    }
+
+    /// Every security event notice accepted, as sent: `{"uid", "kakao_id", "event", "jti"}`.
+    public var eventNotices: [JSONValue] { state.withLock { $0.eventNotices } }
+
+    public static func eventsURL(on server: StandInServer) -> String {
+        server.baseURL + eventsPath
     }
 
     /// Faults of the unlink URL only.
@@ -89,6 +111,7 @@ public final class BackendStandIn: Sendable {
             $0.lastHookAnswer = nil
             $0.lastRequest = nil
             $0.unlinkNotices = []
+            $0.eventNotices = []
         }
     }
 
@@ -96,6 +119,9 @@ public final class BackendStandIn: Sendable {
         let router = Router()
         router.post(RouterPath(Self.path)) { request, _ in
             try await self.answer(request)
+        }
+        router.post(RouterPath(Self.eventsPath)) { request, _ in
+            try await self.securityEvent(request)
         }
         router.post(RouterPath(Self.unlinkPath)) { request, _ in
             try await self.unlinked(request)
@@ -167,6 +193,24 @@ public final class BackendStandIn: Sendable {
             return Self.meta(400)
         }
         state.withLock { $0.unlinkNotices.append(.object(body)) }
+        return Self.meta(200)
+    }
+
+    /// A strict receiver: the bearer secret, JSON, exactly `uid` (string or null), `kakao_id` (integer), `event` and `jti`
+    /// (strings), or 400/401 as a careful backend would answer.
+    private func securityEvent(_ request: Request) async throws -> Response {
+        let (fault, secret) = state.withLock { ($0.eventsFault.take(), $0.eventsSecret) }
+        if let replacement = try await fault?.apply() { return replacement }
+        if let secret, request.headers[.authorization] != "Bearer \(secret)" { return Self.meta(401) }
+        let bytes = try await request.bodyBytes()
+        guard request.mediaType == "application/json", let body = JSONValue.parse(bytes)?.objectValue,
+              Set(body.keys) == ["uid", "kakao_id", "event", "jti"], body["kakao_id"]?.intValue != nil,
+              body["uid"]?.stringValue != nil || body["uid"] == .null,
+              body["event"]?.stringValue?.hasPrefix("https://") == true, body["jti"]?.stringValue?.isEmpty == false
+        else {
+            return Self.meta(400)
+        }
+        state.withLock { $0.eventNotices.append(.object(body)) }
         return Self.meta(200)
     }
 

@@ -32,6 +32,7 @@ public final class KakaoStandIn: Sendable {
         var jwksCalls = 0
         var jwksFailing = false
         var jwksMaxAge: Int? = 3600
+        var pusher: SecurityEventPusher?
     }
 
     private let state = Mutex(State())
@@ -52,6 +53,12 @@ public final class KakaoStandIn: Sendable {
         return try oidcKeys.signIDToken(
             payload: KakaoOIDCKeys.idTokenPayload(for: user, audience: audience, nonce: nonce, now: now, lifetime: lifetime)
         )
+    }
+
+    /// Where `POST /sandbox/security-events` sends SETs (the sandbox sets it before `start`).
+    public var securityEventPusher: SecurityEventPusher? {
+        get { state.withLock { $0.pusher } }
+        set { state.withLock { $0.pusher = newValue } }
     }
 
     /// While failing, the JWKS endpoint answers 503.
@@ -121,6 +128,13 @@ public final class KakaoStandIn: Sendable {
 
     public func start(logger: Logger? = nil) async throws -> StandInServer {
         let router = Router()
+        router.post("/sandbox/security-events") { request, _ -> Response in
+            guard let pusher = self.securityEventPusher else {
+                return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                                body: .init(byteBuffer: ByteBuffer(string: "this stand-in sends no security events\n")))
+            }
+            return try await pusher.answer(request)
+        }
         router.get("/v1/user/access_token_info") { request, _ in
             await self.answer(.tokenInfo, request)
         }

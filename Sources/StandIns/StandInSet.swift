@@ -58,6 +58,7 @@ public final class StandInSet: Sendable {
     public var backendURL: String { BackendStandIn.url(on: backendServer) }
     /// `backend.unlink_url`
     public var backendUnlinkURL: String { BackendStandIn.unlinkURL(on: backendServer) }
+    public var backendEventsURL: String { BackendStandIn.eventsURL(on: backendServer) }
 
     /// The service account's `token_uri`.
     public var googleTokenURL: String { googleToken.url }

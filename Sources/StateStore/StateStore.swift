@@ -1,7 +1,8 @@
 import ServiceLifecycle
 
-/// What must outlive one request and hold for every instance sharing the store (CONTRACT §12): used nonces, unlink
-/// marks, the unlink queue and link locks. Times are Unix seconds. Every write that decides something (a nonce's first
+/// What must outlive one request and hold for every instance sharing the store (CONTRACT §12): used nonces (and security
+/// events' `jti`s), unlink marks, the queue of unlink and security events, the users the service disabled, and link
+/// locks. Times are Unix seconds. Every write that decides something (a nonce's first
 /// use, a claim, a lock) is one atomic step in the store, so two processes sharing it never both win.
 ///
 /// A store is also a `Service`: run it under the app's ServiceGroup. PostgreSQL's connection pool and its `LISTEN`
@@ -27,6 +28,10 @@ public protocol StateStore: Service, Sendable {
     /// Remembers that `kakaoID` unlinked at `at` (the latest time wins) for `UnlinkMark.lifetimeSeconds`, and wakes
     /// `markNotifications()`.
     func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError)
+
+    /// Remembers that `kakaoID`'s account changed at `at` (CONTRACT §13: their cached verifications and user record are
+    /// dropped everywhere, nothing refused), and wakes `markNotifications()`. An earlier `recordUnlink` stays in force.
+    func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
     /// The marks recorded (or moved forward) after `cursor`, oldest first. Start with 0 for every live mark.
     func unlinkMarks(after cursor: Int64) async throws(StateStoreError) -> UnlinkMarkPage
@@ -71,6 +76,14 @@ public protocol StateStore: Service, Sendable {
 
     func queueCounts() async throws(StateStoreError) -> UnlinkQueueCounts
 
+    // MARK: Users the service disabled (§13)
+
+    /// Remembers (`true`) or forgets (`false`) that the service disabled `kakaoID`'s Firebase user for Kakao's
+    /// `account-disabled`, so that `account-enabled` enables only what the service disabled. Kept until forgotten.
+    func setDisabledByService(kakaoID: Int64, _ disabled: Bool, at: Int64) async throws(StateStoreError)
+
+    func isDisabledByService(kakaoID: Int64) async throws(StateStoreError) -> Bool
+
     // MARK: Link locks (§9)
 
     /// Takes the fleet-wide lock `key` (a Firebase uid) for `owner` until `now + leaseSeconds`: `true` when it was
@@ -82,7 +95,7 @@ public protocol StateStore: Service, Sendable {
 
     // MARK: Sweeping
 
-    /// Deletes used nonces past their expiry, marks older than a day, expired lock rows and events done more than a
+    /// Deletes used nonces past their expiry, marks older than a day (after the later of their two times), expired lock rows and events done more than a
     /// day ago; returns how many rows went.
     @discardableResult
     func deleteExpired(now: Int64) async throws(StateStoreError) -> Int

@@ -1,12 +1,15 @@
-/// One unlink webhook call (CONTRACT §8) as the queue keeps it until both of its steps have succeeded or its deadline
-/// has passed. No token and no email: the uid is the only account detail, and only once step `firebase` found it.
+/// One unlink webhook call (CONTRACT §8), or one event of a Kakao security event token (§13), as the queue keeps it
+/// until both of its steps have succeeded or its deadline has passed. No token and no email: the uid is the only account
+/// detail, and only once step `firebase` found it.
 public struct UnlinkEvent: Sendable, Equatable {
     /// Chosen by the caller so that Kakao's repeated call is the same event (for example a digest of the app id, the
     /// Kakao id and the time).
     public let id: String
     public let kakaoID: Int64
-    /// Kakao's `referrer_type`.
+    /// Kakao's `referrer_type` (for a security event that unlinks: the event's `reason`).
     public let reason: String
+    /// The security event's type URI (CONTRACT §13); nil for the unlink webhook's events.
+    public let eventType: String?
     public let receivedAt: Int64
     /// No retry after this instant: the event is then marked failed.
     public let deadline: Int64
@@ -24,10 +27,11 @@ public struct UnlinkEvent: Sendable, Equatable {
     public var leaseExpiresAt: Int64
 
     /// A new, pending event: both steps pending and due at once.
-    public init(id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64) {
+    public init(id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, eventType: String? = nil) {
         self.id = id
         self.kakaoID = kakaoID
         self.reason = reason
+        self.eventType = eventType
         self.receivedAt = receivedAt
         self.deadline = deadline
         self.state = .pending
@@ -43,11 +47,12 @@ public struct UnlinkEvent: Sendable, Equatable {
     package init(
         id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, state: UnlinkEventState,
         firebase: UnlinkStepProgress, backend: UnlinkStepProgress, uid: String?, nextAttemptAt: Int64,
-        lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64
+        lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64, eventType: String?
     ) {
         self.id = id
         self.kakaoID = kakaoID
         self.reason = reason
+        self.eventType = eventType
         self.receivedAt = receivedAt
         self.deadline = deadline
         self.state = state

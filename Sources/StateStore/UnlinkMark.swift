@@ -1,13 +1,21 @@
-/// A Kakao user who unlinked at `at` (Unix seconds): every instance refuses their ID tokens issued before it and drops
-/// their cached verifications (CONTRACT §8 step 4). Kept for `UnlinkMark.lifetimeSeconds`.
+/// A Kakao user whose sessions ended at `at` (Unix seconds; they unlinked, or Kakao revoked their sessions or disabled
+/// them): every instance refuses their ID tokens issued before it and drops their cached verifications (CONTRACT §8
+/// step 4, §13). Or a user whose account changed at `changedAt` (§13): every instance drops their cached verifications
+/// and user record, and refuses nothing. Kept for `UnlinkMark.lifetimeSeconds` after the later of the two.
 public struct UnlinkMark: Sendable, Equatable {
     public let kakaoID: Int64
+    /// 0 when the user's sessions have not ended, only their account changed.
     public let at: Int64
+    public let changedAt: Int64
 
-    public init(kakaoID: Int64, at: Int64) {
+    public init(kakaoID: Int64, at: Int64, changedAt: Int64 = 0) {
         self.kakaoID = kakaoID
         self.at = at
+        self.changedAt = changedAt
     }
+
+    /// Whether ID tokens issued up to `at` are refused.
+    public var endsSessions: Bool { at > 0 }
 
     /// 24 hours: longer than any Kakao ID token or cached verification lives.
     public static let lifetimeSeconds: Int64 = 24 * 60 * 60

@@ -12,7 +12,7 @@ struct DemoWalk {
     let world: SandboxWorld
     let bridgeURL: String
     let http: CurlHTTPClient
-    /// Set here, in `DemoWalk+OIDC.swift` and in `DemoWalk+Unlink.swift`.
+    /// Set here, in `DemoWalk+OIDC.swift`, `DemoWalk+SecurityEvents.swift` and `DemoWalk+Unlink.swift`.
     var failures: [String] = []
 
     init(world: SandboxWorld, bridgeURL: String, http: CurlHTTPClient) {
@@ -45,6 +45,7 @@ struct DemoWalk {
             "a user whose Firebase account is disabled (user \(SandboxWorld.disabledUser.id))", token: world.tokens.disabled,
             expecting: "user_disabled", status: 403
         )
+        await walkSecurityEvent()
         // Last: it ends the valid user's Kakao login.
         await walkUnlink()
     }

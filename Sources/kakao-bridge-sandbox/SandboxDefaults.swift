@@ -10,7 +10,8 @@ enum SandboxDefaults {
     /// The file's values, for a binary run outside the repository.
     static let builtIn = """
         server: {host: 127.0.0.1, port: 8080, shutdown_grace_seconds: 1}
-        kakao: {app_id: 100001, oidc: {audiences: [sandbox-native-app-key]}}
+        kakao: {app_id: 100001, oidc: {audiences: [sandbox-native-app-key]}, events: {audiences: [sandbox-rest-api-key]}}
+        hook: {check_revoked: true}
         upstream: {timeout_ms: 2000}
         log: {level: info, format: text}
         """

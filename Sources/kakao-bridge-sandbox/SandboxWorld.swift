@@ -26,6 +26,8 @@ final class SandboxWorld: Sendable {
 
     static let otherAppID: Int64 = 100_002
     static let webAPIKey = "sandbox-web-api-key"
+    /// The `aud` of the sandbox's security events, as a real app's SETs carry its REST API key.
+    static let restAPIKey = "sandbox-rest-api-key"
     static let validUser = StandIns.KakaoAccount(
         id: 4_242_000_001, nickname: "Ryan", email: "ryan@example.com", isEmailValid: true, isEmailVerified: true,
         profileImageURL: "https://k.kakaocdn.net/dn/sandbox/img_640x640.jpg"
@@ -92,6 +94,9 @@ final class SandboxWorld: Sendable {
             config.backend.unlinkURL = standIns.backendUnlinkURL
             standIns.backend.configureUnlink(secret: config.hook.secret)
             config.kakao.oidc.jwksURL = standIns.kakaoJWKSURL
+            if config.kakao.events.audiences.isEmpty { config.kakao.events.audiences = [restAPIKey] }
+            config.backend.eventsURL = standIns.backendEventsURL
+            standIns.backend.configureEvents(secret: config.hook.secret)
 
             let kakao = standIns.kakao
             let expired = kakao.issueToken(for: expiredUser)
@@ -121,10 +126,15 @@ final class SandboxWorld: Sendable {
     /// the port known) and `onListening` runs.
     func makeApplication(logger: Logger, onListening: @escaping @Sendable (Int) async -> Void) throws(StartupFailure) -> BridgeApplication {
         let backend = standIns.backend
+        let kakao = standIns.kakao
+        let (http, audience) = (http, config.kakao.events.audiences.first ?? Self.restAPIKey)
         let secret = hookSecret
         let host = Self.connectableHost(config.server.host)
         let environment = BridgeEnvironment(logger: logger) { port in
             backend.configureHook(url: "http://\(host):\(port)/v1/login-complete", secret: secret)
+            kakao.securityEventPusher = SecurityEventPusher(
+                kakao: kakao, receiverURL: "http://\(host):\(port)/v1/kakao/events", audience: audience, http: http
+            )
             await onListening(port)
         }
         return try buildApplication(config: config, upstreams: .live(config, http: http), environment: environment)

@@ -25,7 +25,7 @@ package struct KakaoIDTokens: Sendable {
     let clock: UnixClock
 
     static func assemble(
-        _ config: BridgeConfig, keys: any PublicKeySetFetching, cache: KakaoVerificationCache?, unlinkedUsers: UnlinkedKakaoUsers,
+        _ config: BridgeConfig, keys: PublicKeyCache, cache: KakaoVerificationCache?, unlinkedUsers: UnlinkedKakaoUsers,
         shared: SharedState, clock: UnixClock, logger: Logger
     ) -> KakaoIDTokens? {
         let oidc = config.kakao.oidc
@@ -33,7 +33,7 @@ package struct KakaoIDTokens: Sendable {
         let rules = KakaoIDTokenClaimRules(audiences: oidc.audiences, clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock)
         let secret = oidc.nonceSecret.isEmpty ? shared.generatedNonceSecret : Array(oidc.nonceSecret.utf8)
         return KakaoIDTokens(
-            verifier: KakaoIDTokenVerifier(rules: rules, keys: .kakaoKeys(keys, clock: clock, logger: logger)),
+            verifier: KakaoIDTokenVerifier(rules: rules, keys: keys),
             nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: KakaoNonceMemory(store: shared.store, health: shared.health), requireNonce: oidc.requireNonce,
             cache: cache, unlinkedUsers: unlinkedUsers, clock: clock
         )
@@ -58,7 +58,7 @@ package struct KakaoIDTokens: Sendable {
         }
         if let unlinkedAt = unlinkedUsers.unlinkedAt(verified.user.id), claims.issuedAt <= unlinkedAt {
             throw KakaoIDTokenClaimRules.invalid(
-                "The Kakao user unlinked this app after the ID token was issued; the user must log in with Kakao again."
+                "The Kakao user unlinked this app, or Kakao ended their sessions, after the ID token was issued; the user must log in with Kakao again."
             )
         }
         if requireNonce { try await checkNonce(claims.nonce, use: use) }

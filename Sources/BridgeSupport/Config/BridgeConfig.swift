@@ -38,6 +38,8 @@ public struct BridgeConfig: Sendable, Equatable {
         public var unlinkLeaseSeconds = 30
         /// Kakao ID tokens (docs/api.md#kakao-id-tokens); `KakaoOIDCConfig.swift`.
         public var oidc = OIDC()
+        /// Kakao's security events (docs/api.md#kakaos-security-events); `KakaoEventsConfig.swift`.
+        public var events = Events()
         public init() {}
     }
 
@@ -79,6 +81,8 @@ public struct BridgeConfig: Sendable, Equatable {
         public var loginCompleteURL = ""
         /// Empty: the backend is not told about unlinks (docs/api.md#kakaos-unlink-webhook).
         public var unlinkURL = ""
+        /// Empty: the backend is not told about Kakao's security events (docs/api.md#kakaos-security-events).
+        public var eventsURL = ""
         public init() {}
     }
 

@@ -72,6 +72,10 @@ package enum ConfigValidation {
         stateIssues(config.state, check: check)
 
         oidcIssues(kakao.oidc, url: url, check: check)
+        check(kakao.events.audiences.allSatisfy { !$0.isEmpty && !$0.contains(where: { $0.isWhitespace }) }, "kakao.events.audiences",
+              "every entry must be the aud Kakao's security events carry (the app's REST API key) without spaces")
+        range(kakao.events.maxAgeSeconds, 60...604_800, "kakao.events.max_age_seconds",
+              " (a SET issued longer ago is refused; the jti of one is remembered for 7 days)")
 
         let firebase = config.firebase
         check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
@@ -100,6 +104,11 @@ package enum ConfigValidation {
         check(config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty, "backend.unlink_url",
               "needs kakao.admin_key (the unlink webhook, which this URL is told about, is off without it)")
         check(config.backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
+              "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
+        url(config.backend.eventsURL, "backend.events_url", optional: true)
+        check(config.backend.eventsURL.isEmpty || kakao.events.enabled, "backend.events_url",
+              "needs kakao.events.audiences (Kakao's security events, which this URL is told about, are off without it)")
+        check(config.backend.eventsURL.isEmpty || !config.hook.secret.isEmpty, "backend.events_url",
               "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
         check(!config.linking.byVerifiedEmail || firebase.userSync != .off, "linking.by_verified_email",
               "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")

@@ -16,14 +16,18 @@ public func buildApplication(
 ) throws(StartupFailure) -> BridgeApplication {
     let shared = environment.shared
     let unlinkMeters = UnlinkMeters()
+    let securityEventMeters = SecurityEventMeters()
     let features = try Features.assemble(
-        config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, clock: environment.clock,
-        logger: environment.logger
+        config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, securityEventMeters: securityEventMeters,
+        clock: environment.clock, logger: environment.logger
     )
     logStart(features.config, shared: shared, logger: environment.logger)
     let holder = FeatureHolder(features)
     let onServerRunning = environment.onServerRunning
-    let reload = ReloadService(holder: holder, environment: environment, startup: config, unlinkMeters: unlinkMeters)
+    let reload = ReloadService(
+        holder: holder, environment: environment, startup: config, unlinkMeters: unlinkMeters,
+        securityEventMeters: securityEventMeters
+    )
     let logger = environment.logger
     let sharedStateServices: [any Service] = [
         shared.store,
@@ -31,7 +35,7 @@ public func buildApplication(
             await UnlinkMarkFollower(shared: shared, logger: logger) { holder.current?.forgetKakaoUser($0) }.run()
         },
         BackgroundService("UnlinkQueueWorker") {
-            await UnlinkQueueWorker(shared: shared, logger: logger) { holder.current?.unlink }.run()
+            await UnlinkQueueWorker(shared: shared, logger: logger) { holder.current?.accountActions }.run()
         },
     ]
     let application = Application(

@@ -13,8 +13,9 @@ struct ReloadService: Service, CustomStringConvertible {
     let environment: BridgeEnvironment
     /// Settings only read at start-up; a reload that changes them says a restart is needed.
     let startup: BridgeConfig
-    /// One set of unlink meters for the process: a reload keeps counting.
+    /// One set of unlink and security event meters for the process: a reload keeps counting.
     let unlinkMeters: UnlinkMeters
+    let securityEventMeters: SecurityEventMeters
 
     /// ServiceLifecycle logs every service's description; the synthesised one would print the whole configuration,
     /// secrets included.
@@ -46,7 +47,7 @@ struct ReloadService: Service, CustomStringConvertible {
         do {
             features = try Features.assemble(
                 config, upstreams: reload.upstreams(config), shared: environment.shared, unlinkMeters: unlinkMeters,
-                clock: environment.clock, logger: logger
+                securityEventMeters: securityEventMeters, clock: environment.clock, logger: logger
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])

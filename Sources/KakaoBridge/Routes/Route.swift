@@ -12,6 +12,7 @@ enum Route: String, CaseIterable, Sendable {
     /// Fixed paths under `/v1/kakao/` before the legacy route's template: never taken for a token, on or off.
     case kakaoNonce = "/v1/kakao/nonce"
     case kakaoUnlink = "/v1/kakao/unlink"
+    case kakaoEvents = "/v1/kakao/events"
     case legacy = "/v1/kakao/{access_token}"
     case loginComplete = "/v1/login-complete"
     case revoke = "/v1/users/revoke"
@@ -45,7 +46,7 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .kakaoNonce, .legacy, .healthz, .readyz, .metrics: [.get]
         case .kakaoUnlink: [.get, .post]
-        case .loginComplete, .revoke: [.post]
+        case .loginComplete, .revoke, .kakaoEvents: [.post]
         }
     }
 
@@ -53,7 +54,7 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .legacy: .login
         case .kakaoNonce: .child
-        case .kakaoUnlink, .loginComplete, .revoke, .healthz, .readyz, .metrics: .inPlace
+        case .kakaoUnlink, .kakaoEvents, .loginComplete, .revoke, .healthz, .readyz, .metrics: .inPlace
         }
     }
 
@@ -61,7 +62,8 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .kakaoNonce, .legacy: .applies
         case .kakaoUnlink: .refusalsCharged
-        case .loginComplete, .revoke, .healthz, .readyz, .metrics: .exempt
+        // Kakao's SETs prove themselves by signature, and Kakao must never be told to back off.
+        case .kakaoEvents, .loginComplete, .revoke, .healthz, .readyz, .metrics: .exempt
         }
     }
 
@@ -113,6 +115,7 @@ func buildRouter(holder: FeatureHolder, storeHealth: StoreHealth = StoreHealth()
     TokenExchangeController(login: holder.live { $0.login }).register(on: router)
     // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
     UnlinkController(unlink: holder.live { $0.unlink }).register(on: router)
+    SecurityEventController(events: holder.live { $0.securityEvents }).register(on: router)
     KakaoNonceController(nonces: holder.live { $0.nonces }).register(on: router)
     LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
     LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)

@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import OpenSSLCrypto
-import Synchronization
 import Upstreams
 
 /// `GET` and `POST /v1/kakao/unlink` (docs/api.md#kakaos-unlink-webhook): Kakao's unlink webhook. Kakao sends the same
@@ -32,26 +31,9 @@ struct UnlinkController {
 
         let callContext = context.callContext
         let work = Task { await unlink.work(queued, context: callContext) }
-        let outcome = await Self.first(of: work, orAfter: unlink.deadline) ?? .pending
+        let outcome = await work.value(orNilAfter: unlink.deadline) ?? .pending
         unlink.meters.count(outcome)
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "OK")))
-    }
-
-    /// The steps' outcome if they end within `deadline`; nil if they are still running (they go on, unawaited).
-    static func first(of work: Task<KakaoUnlink.Outcome, Never>, orAfter deadline: Duration) async -> KakaoUnlink.Outcome? {
-        let race = FirstAnswer<KakaoUnlink.Outcome?>()
-        return await withCheckedContinuation { continuation in
-            race.continuation = continuation
-            let timer = Task {
-                try? await Task.sleep(for: deadline)
-                race.answer(nil)
-            }
-            Task {
-                let outcome = await work.value
-                timer.cancel()
-                race.answer(outcome)
-            }
-        }
     }
 
     /// `Authorization: KakaoAK <admin key>`, the key compared in constant time.
@@ -80,17 +62,5 @@ struct UnlinkController {
     private static func formBody(_ request: Request) async throws(Problem) -> [String: String] {
         let buffer = try await RequestBody.collect(request)
         return FormCodec.parse(Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)))
-    }
-}
-
-/// The first of several answers resumes the waiter; the later ones are dropped.
-private final class FirstAnswer<Value: Sendable>: @unchecked Sendable {
-    // Set once, before either task starts; read only under the flag below.
-    var continuation: CheckedContinuation<Value, Never>?
-    private let answered = Atomic<Bool>(false)
-
-    func answer(_ value: Value) {
-        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        continuation?.resume(returning: value)
     }
 }

@@ -7,11 +7,12 @@ import Synchronization
 public final class MemoryStateStore: StateStore {
     private struct Tables: ~Copyable {
         var nonces: [[UInt8]: Int64] = [:]
-        var marks: [Int64: (at: Int64, seq: Int64)] = [:]
+        var marks: [Int64: (at: Int64, changedAt: Int64, seq: Int64)] = [:]
         var markSequence: Int64 = 0
         var events: [String: UnlinkEvent] = [:]
         var finishedAt: [String: Int64] = [:]
         var locks: [String: (owner: String, expiresAt: Int64)] = [:]
+        var disabledByService: [Int64: Int64] = [:]
     }
 
     private let tables = Mutex(Tables())
@@ -42,8 +43,17 @@ public final class MemoryStateStore: StateStore {
     public func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
         tables.withLock { t in
             t.markSequence += 1
-            let latest = max(at, t.marks[kakaoID]?.at ?? at)
-            t.marks[kakaoID] = (latest, t.markSequence)
+            let known = t.marks[kakaoID]
+            t.marks[kakaoID] = (max(at, known?.at ?? at), known?.changedAt ?? 0, t.markSequence)
+        }
+        notifier.notify()
+    }
+
+    public func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+        tables.withLock { t in
+            t.markSequence += 1
+            let known = t.marks[kakaoID]
+            t.marks[kakaoID] = (known?.at ?? 0, max(at, known?.changedAt ?? at), t.markSequence)
         }
         notifier.notify()
     }
@@ -52,7 +62,7 @@ public final class MemoryStateStore: StateStore {
         tables.withLock { t in
             let newer = t.marks.filter { $0.value.seq > cursor }.sorted { $0.value.seq < $1.value.seq }
             return UnlinkMarkPage(
-                marks: newer.map { UnlinkMark(kakaoID: $0.key, at: $0.value.at) },
+                marks: newer.map { UnlinkMark(kakaoID: $0.key, at: $0.value.at, changedAt: $0.value.changedAt) },
                 cursor: newer.last?.value.seq ?? cursor
             )
         }
@@ -180,6 +190,14 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
+    public func setDisabledByService(kakaoID: Int64, _ disabled: Bool, at: Int64) async throws(StateStoreError) {
+        tables.withLock { $0.disabledByService[kakaoID] = disabled ? at : nil }
+    }
+
+    public func isDisabledByService(kakaoID: Int64) async throws(StateStoreError) -> Bool {
+        tables.withLock { $0.disabledByService[kakaoID] != nil }
+    }
+
     public func acquireLinkLock(key: String, owner: String, leaseSeconds: Int64, now: Int64) async throws(StateStoreError) -> Bool {
         tables.withLock { t in
             if let held = t.locks[key], held.owner != owner, held.expiresAt > now { return false }
@@ -201,7 +219,7 @@ public final class MemoryStateStore: StateStore {
                 t.nonces[id] = nil
                 deleted += 1
             }
-            for (kakaoID, mark) in t.marks where mark.at <= now - UnlinkMark.lifetimeSeconds {
+            for (kakaoID, mark) in t.marks where max(mark.at, mark.changedAt) <= now - UnlinkMark.lifetimeSeconds {
                 t.marks[kakaoID] = nil
                 deleted += 1
             }
@@ -227,7 +245,7 @@ public final class MemoryStateStore: StateStore {
         var copy = UnlinkEvent(
             id: event.id, kakaoID: event.kakaoID, reason: event.reason, receivedAt: event.receivedAt, deadline: deadline,
             state: .pending, firebase: event.firebase, backend: event.backend, uid: event.uid, nextAttemptAt: now,
-            lastErrorCode: event.lastErrorCode, leaseOwner: nil, leaseExpiresAt: 0
+            lastErrorCode: event.lastErrorCode, leaseOwner: nil, leaseExpiresAt: 0, eventType: event.eventType
         )
         for step in UnlinkStep.allCases where copy[step].state == .pending { copy[step].nextAttemptAt = now }
         return copy

@@ -29,7 +29,8 @@ extension PostgresRandomAccessRow {
             receivedAt: try value("received_at"), deadline: try value("deadline"), state: state,
             firebase: try step(.firebase), backend: try step(.backend), uid: try value("uid", as: String?.self),
             nextAttemptAt: try value("next_attempt_at"), lastErrorCode: try value("last_error", as: String?.self),
-            leaseOwner: try value("lease_owner", as: String?.self), leaseExpiresAt: try value("lease_expires_at")
+            leaseOwner: try value("lease_owner", as: String?.self), leaseExpiresAt: try value("lease_expires_at"),
+            eventType: try value("event_type", as: String?.self)
         )
     }
 }

@@ -45,6 +45,13 @@ enum PostgresSchema {
             "CREATE INDEX kakao_bridge_unlink_events_due ON S.kakao_bridge_unlink_events (state, next_attempt_at)",
             "CREATE TABLE S.kakao_bridge_link_locks (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)",
         ]),
+        // Kakao's security events (CONTRACT §13): marks that only drop caches, the event type of a queued event, and
+        // the users the service disabled.
+        (2, [
+            "ALTER TABLE S.kakao_bridge_unlink_marks ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN event_type TEXT",
+            "CREATE TABLE S.kakao_bridge_disabled_users (kakao_id BIGINT PRIMARY KEY, disabled_at BIGINT NOT NULL)",
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

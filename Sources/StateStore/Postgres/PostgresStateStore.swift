@@ -165,20 +165,43 @@ public final class PostgresStateStore: StateStore {
     // MARK: Unlink marks
 
     public func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
-        try await perform("record unlink") { client in
+        try await recordMark("record unlink") { connection in
+            try await connection.query(
+                """
+                INSERT INTO \(unescaped: self.table("unlink_marks")) AS m (kakao_id, unlinked_at, seq)
+                VALUES (\(kakaoID), \(at), nextval('\(unescaped: self.table("unlink_mark_seq"))'))
+                ON CONFLICT (kakao_id) DO UPDATE
+                SET unlinked_at = greatest(m.unlinked_at, excluded.unlinked_at), seq = excluded.seq
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    public func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+        try await recordMark("record change") { connection in
+            try await connection.query(
+                """
+                INSERT INTO \(unescaped: self.table("unlink_marks")) AS m (kakao_id, unlinked_at, changed_at, seq)
+                VALUES (\(kakaoID), 0, \(at), nextval('\(unescaped: self.table("unlink_mark_seq"))'))
+                ON CONFLICT (kakao_id) DO UPDATE
+                SET changed_at = greatest(m.changed_at, excluded.changed_at), seq = excluded.seq
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    /// One mark written by `write` under the marks' advisory lock, with NOTIFY at commit.
+    private func recordMark(
+        _ operation: String, _ write: @escaping @Sendable (PostgresConnection) async throws -> PostgresRowSequence
+    ) async throws(StateStoreError) {
+        try await perform(operation) { client in
             let lockName = "\(self.schemaName).kakao_bridge_unlink_marks"
             try await client.withTransaction(logger: self.logger) { connection in
                 // Held to the commit, so sequence numbers become visible in the order they were taken.
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockName)))", logger: self.logger)
-                try await connection.query(
-                    """
-                    INSERT INTO \(unescaped: self.table("unlink_marks")) AS m (kakao_id, unlinked_at, seq)
-                    VALUES (\(kakaoID), \(at), nextval('\(unescaped: self.table("unlink_mark_seq"))'))
-                    ON CONFLICT (kakao_id) DO UPDATE
-                    SET unlinked_at = greatest(m.unlinked_at, excluded.unlinked_at), seq = excluded.seq
-                    """,
-                    logger: self.logger
-                )
+                _ = try await write(connection)
                 // Delivered at commit to every instance's LISTEN.
                 try await connection.query("SELECT pg_notify(\(self.channel), '')", logger: self.logger)
             }
@@ -187,18 +210,18 @@ public final class PostgresStateStore: StateStore {
     }
 
     public func unlinkMarks(after cursor: Int64) async throws(StateStoreError) -> UnlinkMarkPage {
-        let rows: [(Int64, Int64, Int64)] = try await perform("unlink marks") { client in
+        let rows: [(Int64, Int64, Int64, Int64)] = try await perform("unlink marks") { client in
             try await client.query(
                 """
-                SELECT kakao_id, unlinked_at, seq FROM \(unescaped: self.table("unlink_marks"))
+                SELECT kakao_id, unlinked_at, changed_at, seq FROM \(unescaped: self.table("unlink_marks"))
                 WHERE seq > \(cursor) ORDER BY seq
                 """,
                 logger: self.logger
             ).randomAccessRows().map { row throws(StateStoreError) in
-                (try row.value("kakao_id"), try row.value("unlinked_at"), try row.value("seq"))
+                (try row.value("kakao_id"), try row.value("unlinked_at"), try row.value("changed_at"), try row.value("seq"))
             }
         }
-        return UnlinkMarkPage(marks: rows.map { UnlinkMark(kakaoID: $0.0, at: $0.1) }, cursor: rows.last?.2 ?? cursor)
+        return UnlinkMarkPage(marks: rows.map { UnlinkMark(kakaoID: $0.0, at: $0.1, changedAt: $0.2) }, cursor: rows.last?.3 ?? cursor)
     }
 
     public func markNotifications() -> AsyncStream<Void> { notifier.stream() }
@@ -214,7 +237,8 @@ public final class PostgresStateStore: StateStore {
                 VALUES (\(e.id), \(e.kakaoID), \(e.reason), \(e.receivedAt), \(e.deadline), \(e.state.rawValue),
                     \(e.nextAttemptAt), \(e.lastErrorCode), \(e.uid), \(e.leaseOwner), \(e.leaseExpiresAt),
                     \(e.firebase.state.rawValue), \(Int32(e.firebase.attempts)), \(e.firebase.nextAttemptAt), \(e.firebase.lastErrorCode),
-                    \(e.backend.state.rawValue), \(Int32(e.backend.attempts)), \(e.backend.nextAttemptAt), \(e.backend.lastErrorCode))
+                    \(e.backend.state.rawValue), \(Int32(e.backend.attempts)), \(e.backend.nextAttemptAt), \(e.backend.lastErrorCode),
+                    \(e.eventType))
                 ON CONFLICT (id) DO NOTHING RETURNING 1 AS one
                 """,
                 logger: self.logger
@@ -392,6 +416,30 @@ public final class PostgresStateStore: StateStore {
         }
     }
 
+    // MARK: Users the service disabled
+
+    public func setDisabledByService(kakaoID: Int64, _ disabled: Bool, at: Int64) async throws(StateStoreError) {
+        try await perform("disabled by service") { client in
+            let t = self.table("disabled_users")
+            if disabled {
+                try await client.query(
+                    "INSERT INTO \(unescaped: t) (kakao_id, disabled_at) VALUES (\(kakaoID), \(at)) ON CONFLICT (kakao_id) DO NOTHING",
+                    logger: self.logger
+                )
+            } else {
+                try await client.query("DELETE FROM \(unescaped: t) WHERE kakao_id = \(kakaoID)", logger: self.logger)
+            }
+        }
+    }
+
+    public func isDisabledByService(kakaoID: Int64) async throws(StateStoreError) -> Bool {
+        try await perform("disabled by service") { client in
+            try await !client.query(
+                "SELECT 1 AS one FROM \(unescaped: self.table("disabled_users")) WHERE kakao_id = \(kakaoID)", logger: self.logger
+            ).randomAccessRows().isEmpty
+        }
+    }
+
     // MARK: Sweeping
 
     public func deleteExpired(now: Int64) async throws(StateStoreError) -> Int {
@@ -399,7 +447,7 @@ public final class PostgresStateStore: StateStore {
             let row = try await client.query(
                 """
                 WITH n AS (DELETE FROM \(unescaped: self.table("nonces")) WHERE expires_at <= \(now) RETURNING 1),
-                m AS (DELETE FROM \(unescaped: self.table("unlink_marks")) WHERE unlinked_at <= \(now - UnlinkMark.lifetimeSeconds) RETURNING 1),
+                m AS (DELETE FROM \(unescaped: self.table("unlink_marks")) WHERE greatest(unlinked_at, changed_at) <= \(now - UnlinkMark.lifetimeSeconds) RETURNING 1),
                 l AS (DELETE FROM \(unescaped: self.table("link_locks")) WHERE expires_at <= \(now) RETURNING 1),
                 e AS (DELETE FROM \(unescaped: self.table("unlink_events"))
                       WHERE state = 'done' AND finished_at <= \(now - StateStoreDefaults.doneEventLifetimeSeconds) RETURNING 1)

@@ -40,7 +40,8 @@ extension SQLiteRow {
             receivedAt: try int64("received_at"), deadline: try int64("deadline"), state: state,
             firebase: try step(.firebase), backend: try step(.backend), uid: optionalText("uid"),
             nextAttemptAt: try int64("next_attempt_at"), lastErrorCode: optionalText("last_error"),
-            leaseOwner: optionalText("lease_owner"), leaseExpiresAt: try int64("lease_expires_at")
+            leaseOwner: optionalText("lease_owner"), leaseExpiresAt: try int64("lease_expires_at"),
+            eventType: optionalText("event_type")
         )
     }
 }

@@ -56,6 +56,18 @@ enum SQLiteSchema {
             ) WITHOUT ROWID
             """,
         ]),
+        // Kakao's security events (CONTRACT §13): marks that only drop caches, the event type of a queued event, and
+        // the users the service disabled.
+        (2, [
+            "ALTER TABLE kakao_bridge_unlink_marks ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN event_type TEXT",
+            """
+            CREATE TABLE kakao_bridge_disabled_users (
+                kakao_id INTEGER PRIMARY KEY,
+                disabled_at INTEGER NOT NULL
+            )
+            """,
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

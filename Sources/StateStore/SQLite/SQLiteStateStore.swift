@@ -114,30 +114,47 @@ public final class SQLiteStateStore: StateStore {
     // MARK: Unlink marks
 
     public func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+        try await recordMark(
+            kakaoID: kakaoID, at: at,
+            """
+            INSERT INTO kakao_bridge_unlink_marks (kakao_id, unlinked_at, seq) VALUES (?1, ?2, ?3)
+            ON CONFLICT (kakao_id) DO UPDATE SET unlinked_at = max(unlinked_at, excluded.unlinked_at), seq = excluded.seq
+            """
+        )
+    }
+
+    public func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+        try await recordMark(
+            kakaoID: kakaoID, at: at,
+            """
+            INSERT INTO kakao_bridge_unlink_marks (kakao_id, unlinked_at, changed_at, seq) VALUES (?1, 0, ?2, ?3)
+            ON CONFLICT (kakao_id) DO UPDATE SET changed_at = max(changed_at, excluded.changed_at), seq = excluded.seq
+            """
+        )
+    }
+
+    /// One mark written with the next sequence number (`?1` the Kakao id, `?2` the time, `?3` the number).
+    private func recordMark(kakaoID: Int64, at: Int64, _ statement: String) async throws(StateStoreError) {
         try await transaction { () throws(StateStoreError) in
             let seq = try await unlockedRows("UPDATE kakao_bridge_unlink_mark_seq SET value = value + 1 RETURNING value")
             guard let next = try seq.first?.int64("value") else {
                 throw StateStoreError(.incompatibleSchema, "kakao_bridge_unlink_mark_seq is empty")
             }
-            _ = try await unlockedRows(
-                """
-                INSERT INTO kakao_bridge_unlink_marks (kakao_id, unlinked_at, seq) VALUES (?1, ?2, ?3)
-                ON CONFLICT (kakao_id) DO UPDATE SET unlinked_at = max(unlinked_at, excluded.unlinked_at), seq = excluded.seq
-                """,
-                [.int(kakaoID), .int(at), .int(next)]
-            )
+            _ = try await unlockedRows(statement, [.int(kakaoID), .int(at), .int(next)])
         }
         notifier.notify()
     }
 
     public func unlinkMarks(after cursor: Int64) async throws(StateStoreError) -> UnlinkMarkPage {
         let rows = try await rows(
-            "SELECT kakao_id, unlinked_at, seq FROM kakao_bridge_unlink_marks WHERE seq > ? ORDER BY seq", [.int(cursor)]
+            "SELECT kakao_id, unlinked_at, changed_at, seq FROM kakao_bridge_unlink_marks WHERE seq > ? ORDER BY seq", [.int(cursor)]
         )
         var marks: [UnlinkMark] = []
         var last = cursor
         for row in rows {
-            marks.append(UnlinkMark(kakaoID: try row.int64("kakao_id"), at: try row.int64("unlinked_at")))
+            marks.append(UnlinkMark(
+                kakaoID: try row.int64("kakao_id"), at: try row.int64("unlinked_at"), changedAt: try row.int64("changed_at")
+            ))
             last = try row.int64("seq")
         }
         return UnlinkMarkPage(marks: marks, cursor: last)
@@ -151,7 +168,7 @@ public final class SQLiteStateStore: StateStore {
         let inserted = try await rows(
             """
             INSERT INTO kakao_bridge_unlink_events (\(UnlinkEventColumns.list))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING RETURNING id
             """,
             [
@@ -161,7 +178,7 @@ public final class SQLiteStateStore: StateStore {
                 .text(event.firebase.state.rawValue), .int(Int64(event.firebase.attempts)),
                 .int(event.firebase.nextAttemptAt), .optionalText(event.firebase.lastErrorCode),
                 .text(event.backend.state.rawValue), .int(Int64(event.backend.attempts)),
-                .int(event.backend.nextAttemptAt), .optionalText(event.backend.lastErrorCode),
+                .int(event.backend.nextAttemptAt), .optionalText(event.backend.lastErrorCode), .optionalText(event.eventType),
             ]
         )
         return !inserted.isEmpty
@@ -309,6 +326,23 @@ public final class SQLiteStateStore: StateStore {
         _ = try await rows("DELETE FROM kakao_bridge_link_locks WHERE key = ? AND owner = ?", [.text(key), .text(owner)])
     }
 
+    // MARK: Users the service disabled
+
+    public func setDisabledByService(kakaoID: Int64, _ disabled: Bool, at: Int64) async throws(StateStoreError) {
+        if disabled {
+            _ = try await rows(
+                "INSERT INTO kakao_bridge_disabled_users (kakao_id, disabled_at) VALUES (?, ?) ON CONFLICT (kakao_id) DO NOTHING",
+                [.int(kakaoID), .int(at)]
+            )
+        } else {
+            _ = try await rows("DELETE FROM kakao_bridge_disabled_users WHERE kakao_id = ?", [.int(kakaoID)])
+        }
+    }
+
+    public func isDisabledByService(kakaoID: Int64) async throws(StateStoreError) -> Bool {
+        try await !rows("SELECT 1 AS one FROM kakao_bridge_disabled_users WHERE kakao_id = ?", [.int(kakaoID)]).isEmpty
+    }
+
     // MARK: Sweeping
 
     public func deleteExpired(now: Int64) async throws(StateStoreError) -> Int {
@@ -316,7 +350,7 @@ public final class SQLiteStateStore: StateStore {
             var deleted = 0
             deleted += try await unlockedRows("DELETE FROM kakao_bridge_nonces WHERE expires_at <= ? RETURNING 1", [.int(now)]).count
             deleted += try await unlockedRows(
-                "DELETE FROM kakao_bridge_unlink_marks WHERE unlinked_at <= ? RETURNING 1", [.int(now - UnlinkMark.lifetimeSeconds)]
+                "DELETE FROM kakao_bridge_unlink_marks WHERE max(unlinked_at, changed_at) <= ? RETURNING 1", [.int(now - UnlinkMark.lifetimeSeconds)]
             ).count
             deleted += try await unlockedRows("DELETE FROM kakao_bridge_link_locks WHERE expires_at <= ? RETURNING 1", [.int(now)]).count
             deleted += try await unlockedRows(

@@ -18,11 +18,14 @@ public struct BridgeUpstreams: Sendable {
     public var unlinkNotifier: any UnlinkNotifying
     /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`); only fetched when `kakao.oidc.audiences` is set.
     public var kakaoKeys: any PublicKeySetFetching
+    /// The backend's events URL: told of each Kakao security event that had an action.
+    public var eventsNotifier: any SecurityEventNotifying
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
         certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
-        firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching
+        firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching,
+        eventsNotifier: any SecurityEventNotifying = NoSecurityEventNotifier()
     ) {
         self.kakao = kakao
         self.identityToolkit = identityToolkit
@@ -32,6 +35,7 @@ public struct BridgeUpstreams: Sendable {
         self.firebaseAdmin = firebaseAdmin
         self.unlinkNotifier = unlinkNotifier
         self.kakaoKeys = kakaoKeys
+        self.eventsNotifier = eventsNotifier
     }
 
     /// The real upstreams at the URLs of `config`, all through one HTTP client. Each gets its own in-flight bound and
@@ -53,7 +57,8 @@ public struct BridgeUpstreams: Sendable {
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
             unlinkNotifier: BackendUnlinkClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
-            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL)
+            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
+            eventsNotifier: BackendEventsClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret)
         )
     }
 }

@@ -152,6 +152,9 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public static func backendUnlinkRejected(status: Int) -> Problem {
         Problem(.backendRejected, "The backend answered \(status) to the unlink notice.")
     }
+    public static func backendEventsRejected(status: Int) -> Problem {
+        Problem(.backendRejected, "The backend answered \(status) to the security event notice.")
+    }
     public static func backendUnavailable(_ detail: String) -> Problem { Problem(.backendUnavailable, detail) }
     public static func upstreamTimeout(_ upstream: String) -> Problem {
         Problem(.upstreamTimeout, "\(upstream) did not answer within the deadline.")

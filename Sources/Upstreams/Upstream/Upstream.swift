@@ -18,6 +18,7 @@ package struct Upstream: Sendable {
         case adminAPI = "admin_api"
         /// The backend's unlink URL (`backend.unlink_url`).
         case backendUnlink = "backend_unlink"
+        case backendEvents = "backend_events"
         /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`).
         case kakaoKeys = "kakao_keys"
     }

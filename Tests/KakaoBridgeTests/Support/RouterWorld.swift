@@ -188,11 +188,12 @@ final class RouterWorld: Sendable {
 }
 
 extension RouterWorld {
-    /// One round of this instance's unlink queue (`UnlinkQueueWorker`, which the router-level world does not run).
+    /// One round of this instance's queue of unlink and security events (`UnlinkQueueWorker`, which the router-level
+    /// world does not run).
     func retryDueUnlinks() async {
-        guard let unlink = features()?.unlink else { return }
-        await UnlinkQueueWorker(shared: shared, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { unlink }
-            .takeDue(unlink)
+        guard let actions = features()?.accountActions else { return }
+        await UnlinkQueueWorker(shared: shared, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { actions }
+            .takeDue(actions)
     }
 
     /// The unlink events in the store in `state`.
