@@ -168,16 +168,20 @@ package final class AccountActions: Sendable {
         metadata["code"] = "\(problem.codeName)"
         metadata["attempts"] = "\(attempts)"
         if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
+        // The webhook's events keep the words operators' alerts were written for (docs/operations.md).
+        let kind = event.eventType == nil ? "unlink" : "security event"
         if next > event.deadline {
             _ = try? await shared.store.markFailed(id: event.id, errorCode: problem.codeName)
             meters.count(step, .failed)
-            logger.error("account event failed: kakao.unlink_retry_hours passed; `kakao-bridge unlinks --retry-failed` puts it back", metadata: metadata)
+            logger.error(
+                "\(kind) event failed: kakao.unlink_retry_hours passed; `kakao-bridge unlinks --retry-failed` puts it back", metadata: metadata
+            )
             return .failed
         }
         _ = try? await shared.store.deferStep(id: event.id, step: step, owner: shared.instanceID, errorCode: problem.codeName, nextAttemptAt: next)
         meters.count(step, .retry)
         metadata["retry_in_s"] = "\(next - clock.now())"
-        logger.warning("account event step failed; it is retried", metadata: metadata)
+        logger.warning("\(kind) step failed; it is retried", metadata: metadata)
         return .pending
     }
 

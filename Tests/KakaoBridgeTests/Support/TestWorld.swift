@@ -16,6 +16,8 @@ final class TestWorld: Sendable {
         var hook = false
         /// Kakao's unlink webhook on, with the backend stand-in's unlink URL (and the hook secret it needs).
         var unlink = false
+        /// With `kakao.events.audiences` set by the test: `backend.events_url` at the backend stand-in.
+        var notifyEvents = false
         var tenantID: String?
         var clock: UnixClock = .system
         /// Logins admitted at once (`LoginAdmission`); `nil`: the service's default.
@@ -108,6 +110,11 @@ final class TestWorld: Sendable {
             config.kakao.adminKey = adminKey
             config.backend.unlinkURL = BackendStandIn.unlinkURL(on: backendServer)
             backend.configureUnlink(secret: hookSecret)
+        }
+        if options.notifyEvents {
+            config.hook.secret = hookSecret
+            config.backend.eventsURL = BackendStandIn.eventsURL(on: backendServer)
+            backend.configureEvents(secret: hookSecret)
         }
         options.configure(&config)
 
