@@ -84,8 +84,11 @@ extension Features {
         let securityEvents: SecurityEvents? = if let actions, let kakaoKeys, config.kakao.events.enabled {
             SecurityEvents(
                 verifier: KakaoSecurityEventVerifier(
-                    audiences: config.kakao.events.audiences, maxAgeSeconds: config.kakao.events.maxAgeSeconds,
-                    clockSkewSeconds: config.firebase.clockSkewSeconds, keys: kakaoKeys, clock: clock
+                    rules: SecurityEventClaimRules(
+                        audiences: config.kakao.events.audiences, maxAgeSeconds: config.kakao.events.maxAgeSeconds,
+                        clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
+                    ),
+                    keys: kakaoKeys
                 ),
                 actions: actions, meters: securityEventMeters, deadline: deadline, shared: shared, clock: clock, logger: logger
             )

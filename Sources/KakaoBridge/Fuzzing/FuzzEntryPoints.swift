@@ -30,6 +30,19 @@ import Upstreams
         _ = try? KakaoKeysClient.keySet(from: HTTPResponse(status: 200, headers: [], body: Array(bytes)))
     }
 
+    /// Kakao's security event tokens (docs/api.md#kakaos-security-events), what `POST /v1/kakao/events` takes from the
+    /// internet: the body read as a SET up to the signature, the claim rules, and each event's action and metric name.
+    public static func securityEvent(_ bytes: UnsafeRawBufferPointer) {
+        _ = SecurityEventController.isSecurityEventToken(String(decoding: bytes.prefix(64), as: UTF8.self))
+        guard let parsed = try? KakaoSecurityEventVerifier.parse(Array(bytes)) else { return }
+        guard let token = try? securityEventRules.check(parsed.payload) else { return }
+        for (index, event) in token.events.enumerated() {
+            _ = AccountAction(eventType: event.type).mark
+            _ = AccountAction.metricName(event.type)
+            _ = SecurityEventIDs.jti(ofEventID: SecurityEventIDs.eventID(jti: token.jti, index: index))
+        }
+    }
+
     /// Kakao's three answer shapes and the profile the service builds from `/v2/user/me`.
     public static func kakaoReplies(_ bytes: UnsafeRawBufferPointer) {
         _ = try? KakaoTokenInfo(jsonBytes: bytes)
@@ -78,6 +91,9 @@ import Upstreams
         precondition(again.sameValue(as: value), "JSON round trip changed the value")
     }
 
+    private static let securityEventRules = SecurityEventClaimRules(
+        audiences: ["fuzz-rest-api-key"], maxAgeSeconds: 86_400, clockSkewSeconds: 0, clock: .fixed(1_700_000_000)
+    )
     private static let kakaoClaimRules = KakaoIDTokenClaimRules(
         audiences: ["fuzz-native-app-key", "fuzz-js-key"], clockSkewSeconds: 0, clock: .fixed(1_700_000_000)
     )
