@@ -116,6 +116,8 @@ struct FleetSettings: Sendable {
     var unlinkLeaseSeconds = 30
     var unlinkDeadlineMS = 2500
     var linkingByVerifiedEmail = false
+    /// Kakao's security events on (`kakao.events.audiences`), told to the backend stand-in's events URL.
+    var securityEvents = false
     var userSync = "best_effort"
     var upstreamTimeoutMS = 5000
 
@@ -142,16 +144,16 @@ struct FleetSettings: Sendable {
                     require_nonce: \(requireNonce)
 
                 """
+        } else if securityEvents {
+            kakao += "  oidc:\n    jwks_url: \"\(KakaoStandIn.jwksURL(on: world.servers.kakao))\"\n"
         }
+        if securityEvents { kakao += "  events:\n    audiences: [\"\(SecurityEventsOn.audience)\"]\n" }
         var rest = ""
-        if unlink {
-            rest += """
-                backend:
-                  unlink_url: "\(unlinkURL ?? BackendStandIn.unlinkURL(on: world.servers.backend))"
-                hook:
-                  secret: "\(TestWorld.hookSecret)"
-
-                """
+        if unlink || securityEvents {
+            rest += "backend:\n"
+            if unlink { rest += "  unlink_url: \"\(unlinkURL ?? BackendStandIn.unlinkURL(on: world.servers.backend))\"\n" }
+            if securityEvents { rest += "  events_url: \"\(BackendStandIn.eventsURL(on: world.servers.backend))\"\n" }
+            rest += "hook:\n  secret: \"\(TestWorld.hookSecret)\"\n"
         }
         return """
             server:
@@ -237,6 +239,14 @@ final class FleetInstance: Sendable {
         return nonce
     }
 
+    /// A SET, as Kakao pushes it.
+    func postSecurityEvent(_ set: String) async throws -> Reply {
+        Reply(try await http.execute(CurlHTTP.HTTPRequest(
+            method: .post, url: baseURL + "/v1/kakao/events", headers: [("Content-Type", "application/secevent+jwt")],
+            body: Array(set.utf8), timeout: .seconds(20)
+        )))
+    }
+
     func unlinkWebhook(userID: Int64, referrer: String = "UNLINK_FROM_APPS") async throws -> Reply {
         try await get(
             "/v1/kakao/unlink?app_id=\(TestWorld.appID)&user_id=\(userID)&referrer_type=\(referrer)",
@@ -281,6 +291,7 @@ final class Fleet: @unchecked Sendable {
     ) async throws {
         var options = options
         if settings.unlink { options.unlink = true }
+        if settings.securityEvents { options.notifyEvents = true }
         try await TestWorld.with(options) { world in
             let directory = try OpsFiles.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }

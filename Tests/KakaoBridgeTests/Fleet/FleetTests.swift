@@ -99,6 +99,39 @@ struct FleetTests {
         }
     }
 
+    @Test("A security event at one instance drops the other's cached verification; the same SET at the other changes nothing",
+          arguments: [FleetStore.postgres, .sqlite])
+    func aSecurityEventAtOneInstanceReachesTheOtherAndItsReplayIsRefused(store: FleetStore) async throws {
+        var settings = FleetSettings()
+        settings.securityEvents = true
+        settings.cacheSeconds = 300
+        try await Fleet.with(store, settings) { fleet in
+            let (a, b) = try await fleet.startTwo()
+            let world = fleet.world
+            let token = world.validToken()
+            #expect(try await b.exchange(token).status == 200)
+            #expect(try await b.exchange(token).status == 200)
+            let verified = world.kakao.tokenInfoCalls
+            let set = try world.kakao.securityEventToken(payload: KakaoStandIn.securityEventPayload(
+                type: KakaoSecurityEventType.sessionsRevoked.rawValue, userID: Self.kakaoID, audience: SecurityEventsOn.audience
+            ))
+            let first = try await a.postSecurityEvent(set)
+            #expect(first.status == 202, "\(first.text)")
+            let took = try await fleetEventually(within: .seconds(5)) {
+                _ = try await b.exchange(token)
+                return world.kakao.tokenInfoCalls > verified
+            }
+            Self.report("\(store.rawValue): the security event's mark reached B after \(took.map { "\($0)" } ?? "never")")
+            #expect(took != nil, "B kept answering from its cache")
+            let updates = world.admin.calls(.update)
+            let replay = try await b.postSecurityEvent(set)
+            #expect(replay.status == 202, "\(replay.text)")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(world.admin.calls(.update) == updates, "the replay at B changed nothing in Firebase")
+            #expect(world.backend.eventNotices.count == 1)
+        }
+    }
+
     // MARK: 3. An instance killed mid-event (§8: taken over after the lease)
 
     @Test("An event whose instance was killed mid-step is finished by the other after the lease, the backend told once")
