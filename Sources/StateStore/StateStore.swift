@@ -1,6 +1,6 @@
 import ServiceLifecycle
 
-/// What must outlive one request and hold for every instance sharing the store (CONTRACT §12): used nonces (and security
+/// What must outlive one request and hold for every instance sharing the store (docs/operations.md#shared-state): used nonces (and security
 /// events' `jti`s), unlink marks, the queue of unlink and security events, the users the service disabled, and link
 /// locks. Times are Unix seconds. Every write that decides something (a nonce's first
 /// use, a claim, a lock) is one atomic step in the store, so two processes sharing it never both win.
@@ -23,13 +23,13 @@ public protocol StateStore: Service, Sendable {
     /// `expiresAt`.
     func useNonce(id: [UInt8], expiresAt: Int64) async throws(StateStoreError) -> NonceUse
 
-    // MARK: Unlink marks (§8 steps 1 and 4)
+    // MARK: Unlink and change marks (docs/api.md#kakaos-unlink-webhook steps 1 and 4, docs/api.md#kakaos-security-events)
 
     /// Remembers that `kakaoID` unlinked at `at` (the latest time wins) for `UnlinkMark.lifetimeSeconds`, and wakes
     /// `markNotifications()`.
     func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
-    /// Remembers that `kakaoID`'s account changed at `at` (CONTRACT §13: their cached verifications and user record are
+    /// Remembers that `kakaoID`'s account changed at `at` (docs/api.md#kakaos-security-events: their cached verifications and user record are
     /// dropped everywhere, nothing refused), and wakes `markNotifications()`. An earlier `recordUnlink` stays in force.
     func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
@@ -40,7 +40,7 @@ public protocol StateStore: Service, Sendable {
     /// processes (SQLite) yields only for its own writes, so the caller also polls.
     func markNotifications() -> AsyncStream<Void>
 
-    // MARK: The unlink queue (§8)
+    // MARK: The unlink queue (docs/api.md#kakaos-unlink-webhook)
 
     /// Adds the event; `false` (and no change) when an event with its id is already there.
     @discardableResult
@@ -76,7 +76,7 @@ public protocol StateStore: Service, Sendable {
 
     func queueCounts() async throws(StateStoreError) -> UnlinkQueueCounts
 
-    // MARK: Users the service disabled (§13)
+    // MARK: Users the service disabled (docs/api.md#kakaos-security-events)
 
     /// Remembers (`true`) or forgets (`false`) that the service disabled `kakaoID`'s Firebase user for Kakao's
     /// `account-disabled`, so that `account-enabled` enables only what the service disabled. Kept until forgotten.

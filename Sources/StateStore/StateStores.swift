@@ -1,7 +1,7 @@
 import BridgeSupport
 import Logging
 
-/// Opens the store `state.url` names (CONTRACT §12).
+/// Opens the store `state.url` names (docs/operations.md#shared-state).
 public enum StateStores {
     /// A SQLite file is opened and migrated here, so a path that cannot be used fails at start. PostgreSQL is not
     /// reached here: its store connects (and migrates) once `run()` runs, and keeps trying while it cannot.

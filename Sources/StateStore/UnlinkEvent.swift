@@ -1,4 +1,4 @@
-/// One unlink webhook call (CONTRACT §8), or one event of a Kakao security event token (§13), as the queue keeps it
+/// One unlink webhook call (docs/api.md#kakaos-unlink-webhook), or one event of a Kakao security event token (docs/api.md#kakaos-security-events), as the queue keeps it
 /// until both of its steps have succeeded or its deadline has passed. No token and no email: the uid is the only account
 /// detail, and only once step `firebase` found it.
 public struct UnlinkEvent: Sendable, Equatable {
@@ -8,7 +8,7 @@ public struct UnlinkEvent: Sendable, Equatable {
     public let kakaoID: Int64
     /// Kakao's `referrer_type` (for a security event that unlinks: the event's `reason`).
     public let reason: String
-    /// The security event's type URI (CONTRACT §13); nil for the unlink webhook's events.
+    /// The security event's type URI (docs/api.md#kakaos-security-events); nil for the unlink webhook's events.
     public let eventType: String?
     public let receivedAt: Int64
     /// No retry after this instant: the event is then marked failed.
@@ -77,7 +77,7 @@ public enum UnlinkEventState: String, Sendable, Equatable, CaseIterable {
     case done
 }
 
-/// The two steps of §8 that talk to an outside system: the Firebase action (step 2) and the backend's call (step 3).
+/// The two steps of an unlink (docs/api.md#kakaos-unlink-webhook) that talk to an outside system: the Firebase action (step 2) and the backend's call (step 3).
 public enum UnlinkStep: String, Sendable, Equatable, CaseIterable {
     case firebase
     case backend

@@ -1,7 +1,8 @@
 /// A Kakao user whose sessions ended at `at` (Unix seconds; they unlinked, or Kakao revoked their sessions or disabled
-/// them): every instance refuses their ID tokens issued before it and drops their cached verifications (CONTRACT §8
-/// step 4, §13). Or a user whose account changed at `changedAt` (§13): every instance drops their cached verifications
-/// and user record, and refuses nothing. Kept for `UnlinkMark.lifetimeSeconds` after the later of the two.
+/// them): every instance refuses their ID tokens issued before it and drops their cached verifications
+/// (docs/api.md#kakaos-unlink-webhook step 4, docs/api.md#kakaos-security-events). Or a user whose account changed at
+/// `changedAt`: every instance drops their cached verifications and user record, and refuses nothing. Kept for
+/// `UnlinkMark.lifetimeSeconds` after the later of the two.
 public struct UnlinkMark: Sendable, Equatable {
     public let kakaoID: Int64
     /// 0 when the user's sessions have not ended, only their account changed.

@@ -68,6 +68,8 @@ struct Unlinks: AsyncParsableCommand {
         writer.int(event.kakaoID)
         writer.key("referrer_type")
         writer.string(event.reason)
+        // A security event's type (docs/api.md#kakaos-security-events); absent for the unlink webhook's events.
+        writer.member("event", event.eventType)
         writer.key("received_at")
         writer.int(event.receivedAt)
         writer.key("state")

@@ -1,9 +1,9 @@
 /// What the service does for one account event from Kakao: the unlink webhook's call, or one event of a security event
-/// token, by its type (docs/api.md#kakaos-security-events, the table of CONTRACT §13). An event with an action is queued
+/// token, by its type (the table of docs/api.md#kakaos-security-events). An event with an action is queued
 /// and run by `AccountActions`; `acknowledge` is only counted.
 package enum AccountAction: Sendable, Equatable {
-    /// §8's steps: `kakao.unlink_action` on the user (a link record: the linked account loses `kakao_id` and its
-    /// sessions), then `backend.unlink_url`.
+    /// The unlink webhook's steps (docs/api.md#kakaos-unlink-webhook): `kakao.unlink_action` on the user (a link
+    /// record: the linked account loses `kakao_id` and its sessions), then `backend.unlink_url`.
     case unlink
     /// Sessions revoked and the user disabled; the store remembers that the service disabled it.
     case disable
@@ -22,7 +22,7 @@ package enum AccountAction: Sendable, Equatable {
 
     package static let ssf = "https://schemas.openid.net/secevent/"
 
-    /// The §13 table, by the event type's full URI.
+    /// The table, by the event type's full URI.
     package static let table: [String: AccountAction] = [
         ssf + "oauth/event-type/user-unlinked": .unlink,
         ssf + "risc/event-type/account-purged": .unlink,

@@ -275,7 +275,7 @@ package final class AccountActions: Sendable {
         }
     }
 
-    /// §8 step 2 on a user of our own: `kakao.unlink_action`.
+    /// The unlink webhook's step 2 on a user of our own: `kakao.unlink_action`.
     private func unlink(_ uid: String, context: CallContext) async throws(Problem) {
         var update = FirebaseUserUpdate(uid: uid)
         switch unlinkAction {

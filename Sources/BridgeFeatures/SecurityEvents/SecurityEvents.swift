@@ -4,7 +4,7 @@ import OpenSSLCrypto
 import StateStore
 import Upstreams
 
-/// Kakao's account status change webhook (docs/api.md#kakaos-security-events, CONTRACT §13): a security event token is
+/// Kakao's account status change webhook (docs/api.md#kakaos-security-events): a security event token is
 /// verified, its `jti` remembered fleet-wide for 7 days, and each of its events with an action recorded durably (queued,
 /// with the marks that drop caches on every instance) before the answer; the actions then run as the unlink steps do
 /// (`AccountActions`). Present exactly when `kakao.events.audiences` is not empty.

@@ -1,4 +1,4 @@
-/// `state.url` (CONTRACT §12), read: empty for memory, `sqlite:///abs/path`, or
+/// `state.url` (docs/operations.md#shared-state), read: empty for memory, `sqlite:///abs/path`, or
 /// `postgres://user@host:port/db?sslmode=...`. The password never appears in it (it comes from
 /// `state.password_file`), so a description of this value is safe to log.
 public enum StateStoreURL: Sendable, Equatable, CustomStringConvertible {

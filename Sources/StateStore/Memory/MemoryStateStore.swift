@@ -2,7 +2,7 @@ import BridgeSupport
 import ServiceLifecycle
 import Synchronization
 
-/// The default store: this process's memory (CONTRACT §12, `state.url` empty). Right for one instance, the sandbox
+/// The default store: this process's memory (docs/operations.md#shared-state, `state.url` empty). Right for one instance, the sandbox
 /// and the tests; everything is lost at exit. One lock makes each operation atomic, as a transaction would.
 public final class MemoryStateStore: StateStore {
     private struct Tables: ~Copyable {

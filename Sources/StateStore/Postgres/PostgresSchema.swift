@@ -1,4 +1,4 @@
-/// The tables of a PostgreSQL store, in a schema of their own (`kakao_bridge` unless told otherwise, CONTRACT §12),
+/// The tables of a PostgreSQL store, in a schema of their own (`kakao_bridge` unless told otherwise, docs/operations.md#shared-state),
 /// with the same names and meaning as SQLite's. Each migration runs once, in order, inside the transaction that records
 /// its number in `kakao_bridge_schema`; a published migration is never edited, only followed by a new one.
 enum PostgresSchema {
@@ -45,7 +45,7 @@ enum PostgresSchema {
             "CREATE INDEX kakao_bridge_unlink_events_due ON S.kakao_bridge_unlink_events (state, next_attempt_at)",
             "CREATE TABLE S.kakao_bridge_link_locks (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)",
         ]),
-        // Kakao's security events (CONTRACT §13): marks that only drop caches, the event type of a queued event, and
+        // Kakao's security events (docs/api.md#kakaos-security-events): marks that only drop caches, the event type of a queued event, and
         // the users the service disabled.
         (2, [
             "ALTER TABLE S.kakao_bridge_unlink_marks ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0",

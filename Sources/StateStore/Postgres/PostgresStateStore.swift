@@ -4,7 +4,7 @@ import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
-/// PostgreSQL (`state.url` = `postgres://...`, CONTRACT §12): shared by every instance of a fleet. The connection pool
+/// PostgreSQL (`state.url` = `postgres://...`, docs/operations.md#shared-state): shared by every instance of a fleet. The connection pool
 /// and the `LISTEN` for unlink marks live in `run()`, which the app runs under its ServiceGroup; until it runs, or
 /// while the server cannot be reached, every operation fails as `.unavailable` after `operationTimeout`, so the
 /// service starts and keeps trying. The tables are created or moved forward by the first operation that finds them

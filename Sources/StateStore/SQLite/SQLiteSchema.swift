@@ -1,4 +1,4 @@
-/// The tables of a SQLite store, all named `kakao_bridge_*` so that they can share a file with others (CONTRACT §12).
+/// The tables of a SQLite store, all named `kakao_bridge_*` so that they can share a file with others (docs/operations.md#shared-state).
 /// Each migration runs once, in order, inside the transaction that records its number in `kakao_bridge_schema`;
 /// a published migration is never edited, only followed by a new one.
 enum SQLiteSchema {
@@ -56,7 +56,7 @@ enum SQLiteSchema {
             ) WITHOUT ROWID
             """,
         ]),
-        // Kakao's security events (CONTRACT §13): marks that only drop caches, the event type of a queued event, and
+        // Kakao's security events (docs/api.md#kakaos-security-events): marks that only drop caches, the event type of a queued event, and
         // the users the service disabled.
         (2, [
             "ALTER TABLE kakao_bridge_unlink_marks ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0",

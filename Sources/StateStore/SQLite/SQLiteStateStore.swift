@@ -5,7 +5,7 @@ import NIOPosix
 import SQLiteNIO
 import ServiceLifecycle
 
-/// A SQLite file (`state.url` = `sqlite:///path`, CONTRACT §12): durable on one machine, shared by the processes that
+/// A SQLite file (`state.url` = `sqlite:///path`, docs/operations.md#shared-state): durable on one machine, shared by the processes that
 /// open the same file. WAL lets readers go on while one writes; the busy timeout makes a writer wait for another
 /// process's transaction instead of failing; every read-then-write runs in `BEGIN IMMEDIATE`, which takes the write
 /// lock first, so two processes never decide on the same rows.

@@ -4,7 +4,7 @@ import OpenSSLCrypto
 
 /// Verifies a security event token from Kakao's account status change webhook (docs/api.md#kakaos-security-events):
 /// the header, the signature with Kakao's published keys (the key cache Kakao ID tokens use), then the claims, in the
-/// order of CONTRACT §13; the first rule broken is the answer. The SET's values are never echoed.
+/// order docs/api.md#kakaos-security-events gives; the first rule broken is the answer. The SET's values are never echoed.
 package struct KakaoSecurityEventVerifier: Sendable {
     package let rules: SecurityEventClaimRules
     /// Kakao's JWKS behind the one key cache (`PublicKeyCache.kakaoKeys`), shared with Kakao ID tokens.

@@ -25,7 +25,7 @@ package struct SecurityEventClaimRules: Sendable {
         self.clock = clock
     }
 
-    /// The claims of a signed SET, in CONTRACT §13's order. Pure, with the injected clock.
+    /// The claims of a signed SET, in the order of docs/api.md#kakaos-security-events. Pure, with the injected clock.
     package func check(_ payload: JSONValue) throws(SecurityEventRejection) -> SecurityEventToken {
         guard payload["iss"]?.stringValue == Self.issuer else {
             throw SecurityEventRejection(.invalidIssuer, "The SET's iss must be \(Self.issuer).")
