@@ -36,7 +36,10 @@ struct CLITests {
         #expect(run.stdout.contains("backend told     {\"kakao_id\":4242000001"))
         #expect(run.stdout.contains("Refused: the unlinked user's Kakao token"))
         #expect(run.stdout.contains("ok: refused with 401 invalid_kakao_id_token (the unlink is remembered for a day)"))
-        #expect(run.stdout.contains("demo: all six steps, the Firebase user record, the three refusals and the unlink behaved as expected."))
+        // Kakao's security event: a session revoked at Kakao refuses the next hook call.
+        #expect(run.stdout.contains("ok: a session revoked at Kakao refuses the next hook call"))
+        #expect(run.stdout.contains("hook again       the same ID token -> 401 id_token_revoked"))
+        #expect(run.stdout.contains("demo: all six steps, the Firebase user record, the three refusals, the security event and the unlink behaved as expected."))
         let tokenLike = try Regex("[A-Za-z0-9_-]{40,}")
         let printed = run.stdout + run.stderr
         let leaks = printed.matches(of: tokenLike).map { String(printed[$0.range]) }

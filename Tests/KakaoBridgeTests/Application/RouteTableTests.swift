@@ -24,6 +24,7 @@ import Testing
     @Test func rawPathsMatchAsTheRouterWouldAndOnlyLoginsWaitTheirTurn() {
         #expect(Route.match("/v1/kakao/nonce") == .kakaoNonce)
         #expect(Route.match("/v1/kakao/unlink") == .kakaoUnlink)
+        #expect(Route.match("/v1/kakao/events") == .kakaoEvents)
         #expect(Route.match("/v1/kakao/sometoken") == .legacy)
         #expect(Route.match("/v1/kakao/") == nil)
         #expect(Route.match("/v1/kakao/a/b") == nil)
