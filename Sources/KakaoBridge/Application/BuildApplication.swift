@@ -61,6 +61,7 @@ func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
         "project_id": "\(config.firebase.projectID)",
         "user_sync": "\(config.firebase.userSync.rawValue)",
         "check_revoked": "\(config.hook.checkRevoked)",
+        "security_events": "\(config.kakao.events.enabled)",
     ]
     if config.firebase.usesEmulator {
         metadata["firebase_auth_emulator"] = "\(config.firebase.emulatorHost)"
@@ -74,5 +75,8 @@ func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
     // docs/operations.md#shared-state: a restart loses what the webhook has not finished, and other instances see nothing.
     if !shared.isDurable, !config.kakao.adminKey.isEmpty {
         logger.warning("the unlink webhook is on with state.url empty: pending unlink steps live in this process's memory and are lost when it stops; set state.url for a durable store")
+    }
+    if !shared.isDurable, config.kakao.events.enabled {
+        logger.warning("Kakao's security events are on with state.url empty: their pending steps and the jti of each SET live in this process's memory and are lost when it stops; set state.url for a durable store")
     }
 }
