@@ -16,7 +16,7 @@ public struct SecurityEventNotice: Sendable, Equatable {
     }
 }
 
-/// The backend's events URL (`backend.events_url`). The real one is `BackendEventsClient`; tests pass fakes. A 2xx answer
+/// The backend's events URL (`backend.events_url`). The real one is `BackendNoticeClient`; tests pass fakes. A 2xx answer
 /// is success; anything else is a `backend_*` or `upstream_timeout` problem.
 public protocol SecurityEventNotifying: Sendable {
     func notify(_ notice: SecurityEventNotice, context: CallContext) async throws(Problem)

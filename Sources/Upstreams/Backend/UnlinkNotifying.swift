@@ -13,7 +13,7 @@ public struct UnlinkNotice: Sendable, Equatable {
     }
 }
 
-/// The backend's unlink URL (`backend.unlink_url`). The real one is `BackendUnlinkClient`; tests pass fakes. A 2xx answer
+/// The backend's unlink URL (`backend.unlink_url`). The real one is `BackendNoticeClient`; tests pass fakes. A 2xx answer
 /// is success; anything else is a `backend_*` or `upstream_timeout` problem.
 public protocol UnlinkNotifying: Sendable {
     func notify(_ notice: UnlinkNotice, context: CallContext) async throws(Problem)

@@ -56,9 +56,9 @@ public struct BridgeUpstreams: Sendable {
             certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
-            unlinkNotifier: BackendUnlinkClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
+            unlinkNotifier: BackendNoticeClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
             kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
-            eventsNotifier: BackendEventsClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret)
+            eventsNotifier: BackendNoticeClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret)
         )
     }
 }

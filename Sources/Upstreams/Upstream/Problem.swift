@@ -149,11 +149,8 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         return problem
     }
     /// The backend refused the unlink notice (docs/api.md#kakaos-unlink-webhook).
-    public static func backendUnlinkRejected(status: Int) -> Problem {
-        Problem(.backendRejected, "The backend answered \(status) to the unlink notice.")
-    }
-    public static func backendEventsRejected(status: Int) -> Problem {
-        Problem(.backendRejected, "The backend answered \(status) to the security event notice.")
+    public static func backendNoticeRejected(status: Int) -> Problem {
+        Problem(.backendRejected, "The backend answered \(status) to the notice.")
     }
     public static func backendUnavailable(_ detail: String) -> Problem { Problem(.backendUnavailable, detail) }
     public static func upstreamTimeout(_ upstream: String) -> Problem {

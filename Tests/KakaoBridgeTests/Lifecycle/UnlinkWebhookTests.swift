@@ -238,7 +238,7 @@ struct UnlinkWebhookTests {
 
     @Test func aBackendFailureIs200AndStaysPendingWithItsCode() async throws {
         try await RouterWorld.with(Self.options()) { world async throws in
-            for (index, problem) in [Problem.backendUnavailable("unreachable"), .backendUnlinkRejected(status: 500), .upstreamTimeout("The backend")].enumerated() {
+            for (index, problem) in [Problem.backendUnavailable("unreachable"), .backendNoticeRejected(status: 500), .upstreamTimeout("The backend")].enumerated() {
                 world.unlinks.fail(with: problem)
                 let reply = try await Self.get(world)
                 #expect(reply.status == 200)

@@ -252,7 +252,7 @@ struct SecurityEventTableTests {
             let reply = try await world.securityEvent(.accountDisabled, userID: Self.kakaoID)
             #expect(reply.status == 202, "acknowledged although the action failed")
             #expect(try #require(world.users.user(Self.uid)).disabled == false)
-            try await Self.eventually(within: .seconds(10)) { world.users.user(Self.uid)?.disabled == true }
+            try await LifecycleEndToEndTests.eventually(within: .seconds(10)) { world.users.user(Self.uid)?.disabled == true }
             try await Self.eventually { world.backend.eventNotices.count == 1 }
         }
     }
@@ -266,7 +266,7 @@ struct SecurityEventTableTests {
             let took = ContinuousClock.now - start
             #expect(reply.status == 202)
             #expect(took < .seconds(3), "answered after \(took)")
-            try await Self.eventually(within: .seconds(15)) { (world.users.user(Self.uid)?.validSince ?? 0) > 1000 }
+            try await LifecycleEndToEndTests.eventually(within: .seconds(15)) { (world.users.user(Self.uid)?.validSince ?? 0) > 1000 }
         }
     }
 
@@ -276,7 +276,7 @@ struct SecurityEventTableTests {
             world.backend.setEventsFault(.httpStatus(500, body: "{}"), times: 2)
             #expect(try await world.securityEvent(.sessionsRevoked, userID: Self.kakaoID, jti: "told-later").status == 202)
             #expect(world.backend.eventNotices.isEmpty)
-            try await Self.eventually(within: .seconds(10)) { world.backend.eventNotices.count == 1 }
+            try await LifecycleEndToEndTests.eventually(within: .seconds(10)) { world.backend.eventNotices.count == 1 }
             #expect(world.backend.eventNotices.first?["jti"] == "told-later")
             #expect(world.admin.calls(.update) == 1, "the Firebase step that succeeded is not repeated")
         }
@@ -288,17 +288,6 @@ struct SecurityEventTableTests {
         let metrics = try await world.get("/metrics").text
         guard let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return 0 }
         return Int(line.dropFirst(prefix.count)) ?? -1
-    }
-
-    static func eventually(within limit: Duration = .seconds(5), _ condition: @Sendable () -> Bool) async throws {
-        let start = ContinuousClock.now
-        while !condition() {
-            guard ContinuousClock.now - start < limit else {
-                Issue.record("not within \(limit)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
     }
 }
 
