@@ -253,7 +253,7 @@ struct SecurityEventTableTests {
             #expect(reply.status == 202, "acknowledged although the action failed")
             #expect(try #require(world.users.user(Self.uid)).disabled == false)
             try await LifecycleEndToEndTests.eventually(within: .seconds(10)) { world.users.user(Self.uid)?.disabled == true }
-            try await Self.eventually { world.backend.eventNotices.count == 1 }
+            try await LifecycleEndToEndTests.eventually { world.backend.eventNotices.count == 1 }
         }
     }
 
