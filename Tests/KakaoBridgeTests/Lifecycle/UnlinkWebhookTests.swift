@@ -244,7 +244,7 @@ struct UnlinkWebhookTests {
                 #expect(reply.status == 200)
                 // On a loaded machine the steps may outlast the webhook's deadline: the next failure is set only once
                 // this event's backend step has failed with this one.
-                for _ in 0..<200 {
+                for _ in 0..<1200 {
                     if try await world.unlinkEvents(.pending).compactMap(\.backend.lastErrorCode).count > index { break }
                     try await Task.sleep(for: .milliseconds(25))
                 }
