@@ -57,6 +57,10 @@ let package = Package(
         // The one JSON path: a byte-level parser into `JSONValue`, one decoding protocol and one writer, shared by the
         // service, the stand-ins and the tests.
         .target(name: "BridgeJSON", swiftSettings: swiftSettings),
+        // The release and the commit of this build (docs/operations.md#versions); the plugin reads the commit from git at
+        // build time, so a plain `swift build` in a clone needs no flags.
+        .target(name: "BuildVersion", swiftSettings: swiftSettings, plugins: ["BuildVersionPlugin"]),
+        .plugin(name: "BuildVersionPlugin", capability: .buildTool()),
 
         // The support layer every other layer uses: the clock, the expiring table, single-flight, the form codec, and the
         // configuration with its YAML reader. It knows no upstream, feature or route.
@@ -122,6 +126,7 @@ let package = Package(
             name: "KakaoBridge",
             dependencies: [
                 "BridgeFeatures",
+                "BuildVersion",
                 "BridgeJSON",
                 "BridgeSupport",
                 "Upstreams",
@@ -159,6 +164,7 @@ let package = Package(
             name: "BridgeCommandLine",
             dependencies: [
                 "KakaoBridge",
+                "BuildVersion",
                 "BridgeSupport",
                 "Upstreams",
                 "CGlibcMalloc",
@@ -172,6 +178,7 @@ let package = Package(
             name: "kakao-bridge",
             dependencies: [
                 "KakaoBridge",
+                "BuildVersion",
                 "BridgeFeatures",
                 "BridgeJSON",
                 "StateStore",
@@ -189,6 +196,7 @@ let package = Package(
             name: "kakao-bridge-sandbox",
             dependencies: [
                 "KakaoBridge",
+                "BuildVersion",
                 "BridgeFeatures",
                 "BridgeCommandLine",
                 "BridgeJSON",
@@ -221,7 +229,7 @@ let package = Package(
             name: "KakaoBridgeTests",
             dependencies: [
                 "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "PostgresTestSupport", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
-                "kakao-bridge-sandbox",
+                "kakao-bridge-sandbox", "BuildVersion",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
