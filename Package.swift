@@ -30,6 +30,10 @@ let package = Package(
         // The shared state store's two durable back ends (StateStore). PostgresNIO imports Foundation itself.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        // Tests only: docs/openapi.yaml parsed and held against the router and its answers (OpenAPIDocumentTests). No
+        // default traits: external loading is not needed and builds slower.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         // C libraries: each wrapped once, and only the thin Swift module above it imports it.
@@ -231,6 +235,8 @@ let package = Package(
                 "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "PostgresTestSupport", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
                 "kakao-bridge-sandbox", "BuildVersion",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
