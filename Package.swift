@@ -30,6 +30,10 @@ let package = Package(
         // The shared state store's two durable back ends (StateStore). PostgresNIO imports Foundation itself.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        // Tests only: docs/openapi.yaml parsed and held against the router and its answers (OpenAPIDocumentTests). No
+        // default traits: external loading is not needed and builds slower.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         // C libraries: each wrapped once, and only the thin Swift module above it imports it.
@@ -57,6 +61,10 @@ let package = Package(
         // The one JSON path: a byte-level parser into `JSONValue`, one decoding protocol and one writer, shared by the
         // service, the stand-ins and the tests.
         .target(name: "BridgeJSON", swiftSettings: swiftSettings),
+        // The release and the commit of this build (docs/operations.md#versions); the plugin reads the commit from git at
+        // build time, so a plain `swift build` in a clone needs no flags.
+        .target(name: "BuildVersion", swiftSettings: swiftSettings, plugins: ["BuildVersionPlugin"]),
+        .plugin(name: "BuildVersionPlugin", capability: .buildTool()),
 
         // The support layer every other layer uses: the clock, the expiring table, single-flight, the form codec, and the
         // configuration with its YAML reader. It knows no upstream, feature or route.
@@ -122,6 +130,7 @@ let package = Package(
             name: "KakaoBridge",
             dependencies: [
                 "BridgeFeatures",
+                "BuildVersion",
                 "BridgeJSON",
                 "BridgeSupport",
                 "Upstreams",
@@ -159,6 +168,7 @@ let package = Package(
             name: "BridgeCommandLine",
             dependencies: [
                 "KakaoBridge",
+                "BuildVersion",
                 "BridgeSupport",
                 "Upstreams",
                 "CGlibcMalloc",
@@ -172,6 +182,7 @@ let package = Package(
             name: "kakao-bridge",
             dependencies: [
                 "KakaoBridge",
+                "BuildVersion",
                 "BridgeFeatures",
                 "BridgeJSON",
                 "StateStore",
@@ -189,6 +200,7 @@ let package = Package(
             name: "kakao-bridge-sandbox",
             dependencies: [
                 "KakaoBridge",
+                "BuildVersion",
                 "BridgeFeatures",
                 "BridgeCommandLine",
                 "BridgeJSON",
@@ -221,8 +233,10 @@ let package = Package(
             name: "KakaoBridgeTests",
             dependencies: [
                 "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "PostgresTestSupport", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
-                "kakao-bridge-sandbox",
+                "kakao-bridge-sandbox", "BuildVersion",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeCommandLine
 import BridgeSupport
+import BuildVersion
 
 /// Kept tiny on purpose: the application is composed in `KakaoBridge.buildApplication`, which the tests call too. This
 /// binary is what production runs; it links no stand-in (the sandbox is `kakao-bridge-sandbox`, `SandboxExecutable`).
@@ -13,6 +14,8 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
             With no subcommand: runs `serve` when a configuration is present (the --config file, default \
             config/bridge.yaml, or BRIDGE_* variables), otherwise the built-in `sandbox`.
             """,
+        // `kakao-bridge --version`: the release and the commit of this build (docs/operations.md#versions).
+        version: "kakao-bridge \(BuildVersion.description)",
         subcommands: [Start.self, Serve.self, SandboxForward.self, DemoForward.self, CheckConfig.self, Unlinks.self],
         defaultSubcommand: Start.self
     )

@@ -1,5 +1,6 @@
 import BridgeFeatures
 import BridgeSupport
+import BuildVersion
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -58,6 +59,9 @@ public func buildApplication(
 /// Admin SDKs warn; a production instance must never run like that unnoticed.
 func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
     var metadata: Logger.Metadata = [
+        // Which build is running, first thing: the release and the commit (docs/operations.md#versions).
+        "version": "\(BuildVersion.version)",
+        "commit": "\(BuildVersion.commit)",
         "project_id": "\(config.firebase.projectID)",
         "user_sync": "\(config.firebase.userSync.rawValue)",
         "check_revoked": "\(config.hook.checkRevoked)",

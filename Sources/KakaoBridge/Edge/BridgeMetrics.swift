@@ -19,6 +19,7 @@ public enum BridgeMetrics {
             .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
         ]
         MetricsSystem.bootstrap(factory)
+        BuildInfoMetric.register(in: registry)
         return registry
     }()
 

@@ -1,6 +1,7 @@
 import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
+import BuildVersion
 import Hummingbird
 import Upstreams
 
@@ -15,7 +16,10 @@ struct HealthController {
         router.add(.healthz) { _, _ in JSONResponse.ok(json: JSONValue.object(["status": "ok"])) }
         router.add(.readyz) { _, _ in
             if let reason = readinessProblem() { throw Problem.notReady(reason) }
-            var body: [String: JSONValue] = ["status": "ready"]
+            // Which build answers, so a rollout can be followed probe by probe (docs/operations.md#versions).
+            var body: [String: JSONValue] = [
+                "status": "ready", "version": .string(BuildVersion.version), "commit": .string(BuildVersion.commit),
+            ]
             // An operator must be able to see at a glance that this instance does not talk to Google.
             if let firebase = holder.current?.config.firebase, firebase.usesEmulator {
                 body["firebase_auth_emulator"] = .string(firebase.emulatorHost)

@@ -8,7 +8,7 @@ struct NoFoundationTests {
     /// Every module linked into `kakao-bridge` and `kakao-bridge-sandbox`; `bench-upstreams` and the tests are not the
     /// service.
     static let serviceModules = [
-        "BridgeCommandLine", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns", "StateStore",
+        "BridgeCommandLine", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "BuildVersion", "CurlHTTP", "KakaoBridge", "OpenSSLCrypto", "StandIns", "StateStore",
         "Upstreams", "kakao-bridge", "kakao-bridge-sandbox",
     ]
 

@@ -181,6 +181,8 @@ final class FakeCertificates: PublicKeySetFetching {
 final class FakeKakaoKeys: PublicKeySetFetching {
     let keys: KakaoOIDCKeys
     private let failing = Atomic<Bool>(false)
+    /// A failure other than the endpoint's 503 (`fail(with:)`): a fetch past its deadline, say.
+    private let failure = Mutex<Problem?>(nil)
     private let count = Atomic<Int>(0)
     let maxAge: Int64?
 
@@ -192,12 +194,14 @@ final class FakeKakaoKeys: PublicKeySetFetching {
     func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
         count.add(1, ordering: .relaxed)
         if failing.load(ordering: .relaxed) { throw Problem.kakaoUnavailable("Kakao's JWKS endpoint answered HTTP 503.") }
+        if let problem = failure.withLock({ $0 }) { throw problem }
         var published: [String: RSAPublicKey] = [:]
         for key in (try? keys.publishedKeys) ?? [] { published[key.kid] = key.privateKey.publicKey }
         return PublicKeySet(keys: published, maxAge: maxAge)
     }
 
     func setFailing(_ value: Bool) { failing.store(value, ordering: .relaxed) }
+    func fail(with problem: Problem?) { failure.withLock { $0 = problem } }
     var fetchCount: Int { count.load(ordering: .relaxed) }
 }
 
