@@ -18,11 +18,16 @@ public struct BridgeUpstreams: Sendable {
     public var unlinkNotifier: any UnlinkNotifying
     /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`); only fetched when `kakao.oidc.audiences` is set.
     public var kakaoKeys: any PublicKeySetFetching
+    /// Google Cloud's metadata server (`firebase.metadata_url`); only called with `firebase.signer: iam`.
+    public var metadata: any MetadataServerCalling
+    /// The IAM Credentials API's `signBlob` (`firebase.iam_credentials_url`); only called with `firebase.signer: iam`.
+    public var iamCredentials: any BlobSigning
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
         certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
-        firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching
+        firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching,
+        metadata: any MetadataServerCalling, iamCredentials: any BlobSigning
     ) {
         self.kakao = kakao
         self.identityToolkit = identityToolkit
@@ -32,6 +37,8 @@ public struct BridgeUpstreams: Sendable {
         self.firebaseAdmin = firebaseAdmin
         self.unlinkNotifier = unlinkNotifier
         self.kakaoKeys = kakaoKeys
+        self.metadata = metadata
+        self.iamCredentials = iamCredentials
     }
 
     /// The real upstreams at the URLs of `config`, all through one HTTP client. Each gets its own in-flight bound and
@@ -53,7 +60,9 @@ public struct BridgeUpstreams: Sendable {
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
             unlinkNotifier: BackendUnlinkClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
-            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL)
+            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
+            metadata: MetadataServerClient(upstream: upstream(.metadata), baseURL: config.firebase.effectiveMetadataURL),
+            iamCredentials: IAMCredentialsClient(upstream: upstream(.iamCredentials), baseURL: config.firebase.iamCredentialsURL)
         )
     }
 }
