@@ -5,7 +5,7 @@ import Hummingbird
 import Upstreams
 
 /// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, or keyless the metadata server answered;
-/// certificates fetched when the hook is on; and not draining). `/readyz` names the signer (docs/operations.md#health).
+/// certificates fetched when the hook is on; and not draining). `/readyz` names the signer (docs/api.md#get-readyz).
 struct HealthController {
     let holder: FeatureHolder
     /// The state store answered lately (`UnlinkMarkFollower`); an instance that cannot reach it takes no traffic.
