@@ -3,29 +3,22 @@ import Logging
 import Upstreams
 
 extension Features {
-    /// Loads the service account, puts the caches in front of the upstreams and builds each feature that is switched on:
-    /// what the service does at start and on every reload.
+    /// Loads the service account (or takes the keyless one, `firebase.signer: iam`), puts the caches in front of the
+    /// upstreams and builds each feature that is switched on: what the service does at start and on every reload.
     public static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, shared: SharedState, unlinkMeters: UnlinkMeters = UnlinkMeters(),
-        securityEventMeters: SecurityEventMeters = SecurityEventMeters(), clock: UnixClock, logger: Logger
+        securityEventMeters: SecurityEventMeters = SecurityEventMeters(), keyless: KeylessAccount? = nil, clock: UnixClock,
+        logger: Logger
     ) throws(StartupFailure) -> Features {
-        let account = try loadServiceAccount(config)
-        // The key file names the token endpoint: the same https rule as every configured upstream URL.
-        guard config.upstream.allowInsecure || config.firebase.usesEmulator || ConfigValidation.isSecureOrLoopback(account.tokenURI) else {
-            throw StartupFailure(
-                "firebase.service_account_file: token_uri must be https:// (plain http:// only to a loopback host, or with upstream.allow_insecure: true)"
-            )
-        }
         var config = config
-        if config.firebase.projectID.isEmpty { config.firebase.projectID = account.projectID }
+        let signing = try signing(config, upstreams: upstreams, keyless: keyless, clock: clock)
+        if config.firebase.projectID.isEmpty { config.firebase.projectID = signing.projectID }
+        let credentials = signing.credentials
         let kakaoCache = config.kakao.cacheSeconds > 0
             ? KakaoVerificationCache(
                 wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: shared.unlinkedUsers
             )
             : nil
-        let credentials = config.firebase.usesEmulator
-            ? AccessTokenCache.emulator(clock: clock)
-            : AccessTokenCache(fetching: upstreams.googleTokens, account: account, clock: clock)
         let admin = FirebaseAdmin(
             api: upstreams.firebaseAdmin, credentials: credentials, projectID: config.firebase.projectID,
             tenantID: config.firebase.tenantID
@@ -45,7 +38,8 @@ extension Features {
         let login = LoginFlow(
             kakao: kakaoCache ?? upstreams.kakao, kakaoIDTokens: kakaoIDTokens, userSync: userSync,
             minter: CustomTokenMinter(
-                account: account, ttlSeconds: config.firebase.customTokenTTLSeconds, tenantID: config.firebase.tenantID, clock: clock
+                signer: signing.signer, ttlSeconds: config.firebase.customTokenTTLSeconds, tenantID: config.firebase.tenantID,
+                clock: clock
             ),
             identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
             backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend,
@@ -100,6 +94,33 @@ extension Features {
             revocation: hook.map { UserRevocation(secret: $0.secret, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
             securityEvents: securityEvents, accountActions: actions, nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache
         )
+    }
+
+    /// Who signs, for which project, and the Admin API's credential (docs/api.md#keyless-signing-on-google-cloud): the key
+    /// file's account, or the keyless account the metadata server named (resolved before, since that takes calls).
+    private static func signing(
+        _ config: BridgeConfig, upstreams: BridgeUpstreams, keyless: KeylessAccount?, clock: UnixClock
+    ) throws(StartupFailure) -> (signer: any CustomTokenSigning, projectID: String, credentials: AccessTokenCache) {
+        switch config.firebase.signer {
+        case .iam:
+            guard let keyless else {
+                throw StartupFailure("firebase.signer: iam: the metadata server has not named the account and project yet")
+            }
+            let signer = IAMSigner(accountEmail: keyless.email, credentials: keyless.credentials, iam: upstreams.iamCredentials)
+            return (signer, keyless.projectID, keyless.credentials)
+        case .keyFile:
+            let account = try loadServiceAccount(config)
+            // The key file names the token endpoint: the same https rule as every configured upstream URL.
+            guard config.upstream.allowInsecure || config.firebase.usesEmulator || ConfigValidation.isSecureOrLoopback(account.tokenURI) else {
+                throw StartupFailure(
+                    "firebase.service_account_file: token_uri must be https:// (plain http:// only to a loopback host, or with upstream.allow_insecure: true)"
+                )
+            }
+            let credentials = config.firebase.usesEmulator
+                ? AccessTokenCache.emulator(clock: clock)
+                : AccessTokenCache(fetching: upstreams.googleTokens, account: account, clock: clock)
+            return (KeyFileSigner(account: account), account.projectID, credentials)
+        }
     }
 
     /// `check-config` loads the key too, not only the YAML.

@@ -7,7 +7,7 @@ import Synchronization
 
 /// The Firebase Auth Admin API (`identitytoolkit.googleapis.com/v1/projects/{project}[/tenants/{tenant}]/accounts…`):
 /// look up, create, update, delete, answered from the shared `FirebaseUserStore`, as Google answers them. Every call needs
-/// an access token the token-endpoint stand-in issued; under the Auth Emulator's path prefix it takes `Bearer owner`,
+/// an access token the token-endpoint stand-in (or, keyless, the metadata stand-in) issued; under the Auth Emulator's path prefix it takes `Bearer owner`,
 /// as the emulator does. Mounted on the Identity Toolkit stand-in's server: both live at one base URL at Google too.
 public final class AdminAPIStandIn: Sendable {
     /// The Auth Emulator serves everything under this prefix.
@@ -35,7 +35,8 @@ public final class AdminAPIStandIn: Sendable {
     public let users: FirebaseUserStore
     public let projectID: String
     public let tenantID: String?
-    private let tokens: GoogleTokenStandIn
+    /// Whose access tokens are accepted: the token endpoint's, and keyless the metadata server's.
+    private let issuers: [any AccessTokenIssuing]
 
     private struct State {
         var fault = FaultSlot<StandInFault>()
@@ -47,11 +48,11 @@ public final class AdminAPIStandIn: Sendable {
 
     private let state = Mutex(State())
 
-    public init(users: FirebaseUserStore, projectID: String, tenantID: String?, tokens: GoogleTokenStandIn) {
+    public init(users: FirebaseUserStore, projectID: String, tenantID: String?, issuers: [any AccessTokenIssuing]) {
         self.users = users
         self.projectID = projectID
         self.tenantID = tenantID
-        self.tokens = tokens
+        self.issuers = issuers
     }
 
     public func setFault(_ fault: StandInFault?, times: Int? = nil) {
@@ -103,7 +104,7 @@ public final class AdminAPIStandIn: Sendable {
         if let replacement = try await fault?.apply() { return replacement }
 
         let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let authorized = emulated ? bearer == "owner" : bearer.map(tokens.isValid) ?? false
+        let authorized = emulated ? bearer == "owner" : bearer.map { token in issuers.contains { $0.isValid(token) } } ?? false
         guard authorized else {
             return reject(
                 401, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",

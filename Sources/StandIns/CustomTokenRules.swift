@@ -27,9 +27,17 @@ struct CustomTokenRules: Sendable {
         var payload: [String: JSONValue]
     }
 
+    /// One public key of the service account. Google publishes every key of an account (the one in a downloaded key
+    /// file, and the Google-managed ones IAM `signBlob` signs with) and verifies a custom token against the key its `kid`
+    /// names, or, when it names none (the Admin SDKs' keyless tokens), against each in turn.
+    struct AccountKey: Sendable {
+        /// `nil`: the key's id is not checked (a test that only knows the key).
+        var id: String?
+        var key: RSAPublicKey
+    }
+
     let serviceAccountEmail: String
-    let publicKey: RSAPublicKey
-    let keyID: String?
+    let keys: [AccountKey]
     let tenantID: String?
 
     func check(_ token: String, now: Int64) -> Result<Accepted, Rejection> {
@@ -49,14 +57,19 @@ struct CustomTokenRules: Sendable {
 
         guard header["alg"] == .string("RS256") else { throw .invalid("header alg must be RS256") }
         guard header["typ"] == .string("JWT") else { throw .invalid("header typ must be JWT") }
-        guard signature.count == publicKey.bits / 8 else {
+        guard keys.contains(where: { signature.count == $0.key.bits / 8 }) else {
             throw .invalid("signature is not an RS256 signature of the service account's key size")
         }
         let signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
-        guard publicKey.verifyRS256(signature: signature, message: signingInput) else {
+        guard let signer = keys.first(where: { $0.key.verifyRS256(signature: signature, message: signingInput) }) else {
             throw Rejection(code: "CREDENTIAL_MISMATCH", why: "The custom token corresponds to a different audience or is signed by another key.")
         }
-        if let keyID, header["kid"] != .string(keyID) {
+        switch header["kid"] {
+        case nil:
+            break
+        case .string(let kid)? where signer.id == nil || signer.id == kid:
+            break
+        default:
             throw .invalid("header kid does not name the service account's key")
         }
 

@@ -35,13 +35,15 @@ public final class IdentityToolkitStandIn: Sendable {
 
     private let state = Mutex(State())
 
-    /// `serviceAccountKeyID`, when given, must be the custom token header's `kid`.
+    /// `serviceAccountKeyID`, when given, must be the custom token header's `kid` when it names one. `otherAccountKeys`:
+    /// the account's Google-managed keys (the IAM stand-in's), which Google trusts for a custom token of that account too.
     public init(
         apiKey: String,
         projectID: String,
         serviceAccountEmail: String,
         serviceAccountPublicKey: RSAPublicKey,
         serviceAccountKeyID: String? = nil,
+        otherAccountKeys: [(id: String, key: RSAPublicKey)] = [],
         keys: SecureTokenKeys,
         tenantID: String? = nil,
         users: FirebaseUserStore? = nil,
@@ -57,8 +59,8 @@ public final class IdentityToolkitStandIn: Sendable {
         self.now = now
         self.rules = CustomTokenRules(
             serviceAccountEmail: serviceAccountEmail,
-            publicKey: serviceAccountPublicKey,
-            keyID: serviceAccountKeyID,
+            keys: [CustomTokenRules.AccountKey(id: serviceAccountKeyID, key: serviceAccountPublicKey)]
+                + otherAccountKeys.map { CustomTokenRules.AccountKey(id: $0.id, key: $0.key) },
             tenantID: tenantID
         )
     }

@@ -1,9 +1,11 @@
 import Logging
 
 /// Every upstream of the bridge on loopback, signed by a fresh service account: Kakao, Identity Toolkit with the Admin API
-/// on the same server (one user store, as at Google), Google's certificate and token endpoints, and a backend. The one set
-/// the tests, `kakao-bridge sandbox`, the demo and the benchmark point a real bridge at. Started together so a
-/// half-started set never leaks servers.
+/// on the same server (one user store, as at Google), Google's certificate and token endpoints, and a backend; with
+/// `keyless`, also Google Cloud's metadata server and the IAM Credentials API, signing as the same account with a key of
+/// its own that Identity Toolkit trusts (docs/api.md#keyless-signing-on-google-cloud). The one set the tests,
+/// `kakao-bridge sandbox`, the demo and the benchmark point a real bridge at. Started together so a half-started set
+/// never leaks servers.
 public final class StandInSet: Sendable {
     /// Its `token_uri` names the token-endpoint stand-in: write `account.json()` as the bridge's service-account file.
     public let account: SandboxServiceAccount
@@ -24,12 +26,22 @@ public final class StandInSet: Sendable {
     public let identityToolkitServer: StandInServer
     public let backendServer: StandInServer
     public let googleTokenServer: StandInServer
+    /// Keyless only: the metadata server and the IAM Credentials API, and their servers.
+    public let metadata: MetadataServerStandIn?
+    public let iamCredentials: IAMCredentialsStandIn?
+    public let metadataServer: StandInServer?
+    public let iamCredentialsServer: StandInServer?
 
     private init(
         account: SandboxServiceAccount, keys: SecureTokenKeys, webAPIKey: String,
         kakao: KakaoStandIn, certificates: CertificatesStandIn, identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn,
-        googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn, servers: [StandInServer]
+        googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn, metadata: MetadataServerStandIn?,
+        iamCredentials: IAMCredentialsStandIn?, servers: [StandInServer]
     ) {
+        self.metadata = metadata
+        self.iamCredentials = iamCredentials
+        self.metadataServer = metadata == nil ? nil : servers[5]
+        self.iamCredentialsServer = iamCredentials == nil ? nil : servers[6]
         self.googleToken = googleToken
         self.admin = admin
         self.googleTokenServer = servers[4]
@@ -63,23 +75,40 @@ public final class StandInSet: Sendable {
     /// The service account's `token_uri`.
     public var googleTokenURL: String { googleToken.url }
 
-    public var servers: [StandInServer] { [kakaoServer, certificatesServer, identityToolkitServer, backendServer, googleTokenServer] }
+    /// `firebase.metadata_url` (keyless only).
+    public var metadataURL: String? { metadataServer?.baseURL }
+    /// `firebase.iam_credentials_url` (keyless only).
+    public var iamCredentialsURL: String? { iamCredentialsServer?.baseURL }
 
+    public var servers: [StandInServer] {
+        [kakaoServer, certificatesServer, identityToolkitServer, backendServer, googleTokenServer]
+            + [metadataServer, iamCredentialsServer].compactMap { $0 }
+    }
+
+    /// `keyless`: also the metadata server (whose account is `account`'s email, in `account`'s project) and the IAM
+    /// Credentials API, for `firebase.signer: iam`; the key file then goes unused.
     public static func start(
         appID: Int64,
         webAPIKey: String,
         account: SandboxServiceAccount,
         tenantID: String? = nil,
+        keyless: Bool = false,
         logger: Logger? = nil
     ) async throws -> StandInSet {
         let keys = try SecureTokenKeys()
         let kakao = KakaoStandIn(appID: appID)
         let certificates = CertificatesStandIn(keys: keys)
         let googleToken = GoogleTokenStandIn(account: account)
-        let admin = AdminAPIStandIn(users: FirebaseUserStore(), projectID: account.projectID, tenantID: tenantID, tokens: googleToken)
+        let metadata = keyless ? MetadataServerStandIn(email: account.clientEmail, projectID: account.projectID) : nil
+        let iamCredentials = try metadata.map { try IAMCredentialsStandIn(accountEmail: account.clientEmail, tokens: $0) }
+        let admin = AdminAPIStandIn(
+            users: FirebaseUserStore(), projectID: account.projectID, tenantID: tenantID,
+            issuers: [googleToken] + (metadata.map { [$0] } ?? [])
+        )
         let identityToolkit = IdentityToolkitStandIn(
             apiKey: webAPIKey, projectID: account.projectID, serviceAccountEmail: account.clientEmail,
-            serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID, keys: keys,
+            serviceAccountPublicKey: account.publicKey, serviceAccountKeyID: account.privateKeyID,
+            otherAccountKeys: iamCredentials.map { [(id: $0.keyID, key: $0.publicKey)] } ?? [], keys: keys,
             tenantID: tenantID, admin: admin
         )
         let backend = BackendStandIn()
@@ -91,6 +120,10 @@ public final class StandInSet: Sendable {
             started.append(try await identityToolkit.start(logger: logger))
             started.append(try await backend.start(logger: logger))
             started.append(try await googleToken.start(logger: logger))
+            if let metadata, let iamCredentials {
+                started.append(try await metadata.start(logger: logger))
+                started.append(try await iamCredentials.start(logger: logger))
+            }
         } catch {
             for server in started { await server.stop() }
             throw error
@@ -99,7 +132,8 @@ public final class StandInSet: Sendable {
         account.tokenURI = googleToken.url
         return StandInSet(
             account: account, keys: keys, webAPIKey: webAPIKey, kakao: kakao, certificates: certificates,
-            identityToolkit: identityToolkit, backend: backend, googleToken: googleToken, admin: admin, servers: started
+            identityToolkit: identityToolkit, backend: backend, googleToken: googleToken, admin: admin, metadata: metadata,
+            iamCredentials: iamCredentials, servers: started
         )
     }
 

@@ -15,7 +15,7 @@ struct BenchUpstreams: AsyncParsableCommand {
     static let apiKey = "bench-web-api-key"
     static let adminKey = "0123456789abcdef0123456789abcdef"
 
-    @Option(help: "Directory for tokens.txt, bridge.yaml, bridge-hook.yaml, hook-secret.txt and the service account.")
+    @Option(help: "Directory for tokens.txt, bridge.yaml, bridge-hook.yaml, hook-secret.txt, iam.env and the service account.")
     var out: String
 
     @Option(help: "Kakao users, one valid token each.")
@@ -55,7 +55,8 @@ struct BenchUpstreams: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: out, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let account = try SandboxServiceAccount.generate(projectID: "kakao-bridge-bench")
-        let set = try await StandInSet.start(appID: Self.appID, webAPIKey: Self.apiKey, account: account)
+        // Keyless too: the metadata server and IAM signBlob, for the iam scenario and BENCH_SIGNER=iam.
+        let set = try await StandInSet.start(appID: Self.appID, webAPIKey: Self.apiKey, account: account, keyless: true)
         let kakao = set.kakao
         if kakaoDelayMS > 0 { kakao.setFault(.delay(.milliseconds(kakaoDelayMS)), endpoint: .both) }
         var tokens = ""
@@ -72,6 +73,15 @@ struct BenchUpstreams: AsyncParsableCommand {
         // `set.account`: its `token_uri` names the token-endpoint stand-in.
         try set.account.writeKeyFile(to: accountFile.path)
         try Data(tokens.utf8).write(to: directory.appendingPathComponent("tokens.txt"))
+        // firebase.signer: iam over any of the configurations below, as BRIDGE_* variables (they win over the file):
+        // no key file, the account and project from the metadata stand-in, each custom token signed by signBlob.
+        try Data("""
+            BRIDGE_FIREBASE_SIGNER=iam
+            BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE=
+            BRIDGE_FIREBASE_METADATA_URL=\(set.metadataURL ?? "")
+            BRIDGE_FIREBASE_IAM_CREDENTIALS_URL=\(set.iamCredentialsURL ?? "")
+
+            """.utf8).write(to: directory.appendingPathComponent("iam.env"))
         try Data(secret.utf8).write(to: directory.appendingPathComponent("hook-secret.txt"))
 
         let common = Self.yaml(

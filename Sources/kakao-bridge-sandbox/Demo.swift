@@ -20,8 +20,11 @@ struct Demo: AsyncParsableCommand {
     @Flag(help: "Also print the bridge's own log lines (text format).")
     var verbose = false
 
+    @Option(help: "Who signs custom tokens: key_file (a generated key) or iam (keyless, through the metadata server and IAM stand-ins).")
+    var signer: BridgeConfig.Signer = .keyFile
+
     func run() async throws {
-        let world = try await Sandbox.startWorld(SandboxWorld.Options(host: "127.0.0.1", port: 0))
+        let world = try await Sandbox.startWorld(SandboxWorld.Options(host: "127.0.0.1", port: 0, signer: signer))
         let logger = verbose
             ? Logger.bridge(level: world.config.log.level, format: "text")
             : Logger.bridge(level: "critical", format: "text")
@@ -51,6 +54,9 @@ struct Demo: AsyncParsableCommand {
         }
 
         let http = CurlHTTPClient()
+        if !(await world.waitUntilReady(bridgeURL: world.bridgeURL(port: port))) {
+            Console.out("demo: the bridge did not turn ready within 10 s; walking anyway")
+        }
         var walk = DemoWalk(world: world, bridgeURL: world.bridgeURL(port: port), http: http)
         await walk.run()
 

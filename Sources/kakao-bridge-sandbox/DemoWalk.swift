@@ -104,11 +104,18 @@ struct DemoWalk {
         heading(3, "the bridge mints a Firebase custom token for uid \(uid)")
         let customToken = body["custom_token"]?.stringValue ?? ""
         detail("custom_token", "\(TokenDisplay.shorten(customToken))   expires in \(body["custom_token_expires_in"]?.int64Value.map { "\($0)" } ?? "?") s")
+        if let iam = world.standIns.iamCredentials {
+            detail("signed by", "IAM signBlob (\(world.standIns.iamCredentialsURL ?? "")), \(iam.signed) blob(s) so far, "
+                + "with an access token from the metadata server (\(world.standIns.metadataURL ?? "")): no key file, no kid")
+        }
         if let decoded = TokenDisplay.decodeJWT(customToken) {
             detail("header", TokenDisplay.json(decoded.header))
             detail("claims", TokenDisplay.json(decoded.claims))
             let expectedUID = world.config.kakao.uidPrefix + String(user.id)
-            if decoded.header["alg"]?.stringValue == "RS256", decoded.claims["uid"]?.stringValue == expectedUID, uid == expectedUID {
+            // Keyless tokens name no key (docs/api.md#keyless-signing-on-google-cloud).
+            let kidAsExpected = (decoded.header["kid"] == nil) == (world.standIns.iamCredentials != nil)
+            if decoded.header["alg"]?.stringValue == "RS256", kidAsExpected, decoded.claims["uid"]?.stringValue == expectedUID,
+               uid == expectedUID {
                 passed()
             } else {
                 fail(3, "expected an RS256 custom token for uid \(expectedUID)")

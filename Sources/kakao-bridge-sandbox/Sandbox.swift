@@ -16,7 +16,8 @@ struct Sandbox: AsyncParsableCommand {
             Toolkit, Google's certificate endpoint and a backend, issues sandbox Kakao tokens (valid, another app's, \
             expired) and runs the real service against them with all six steps on. Once it listens it prints where \
             everything is, the tokens and ready curl lines. Other settings come from config/sandbox.yaml. Ctrl-C or \
-            SIGTERM stops the service, then the stand-ins.
+            SIGTERM stops the service, then the stand-ins. `--signer iam` runs it keyless, as on Google Cloud: no key \
+            file; stand-ins for the metadata server and the IAM Credentials API sign instead.
             """
     )
 
@@ -29,10 +30,13 @@ struct Sandbox: AsyncParsableCommand {
     @Option(help: "The sandbox's defaults (a bridge configuration file); built-in values when it does not exist.")
     var defaults: String = SandboxDefaults.path
 
+    @Option(help: "Who signs custom tokens: key_file (a generated key, OpenSSL) or iam (keyless: metadata server and IAM stand-ins).")
+    var signer: BridgeConfig.Signer = .keyFile
+
     func run() async throws {
         // The sandbox's throwaway key and secret are not worth a core dump either, and it runs the same service code.
         try ProcessHardening.applyOrExit()
-        let world = try await Self.startWorld(SandboxWorld.Options(defaultsPath: defaults, host: host, port: port))
+        let world = try await Self.startWorld(SandboxWorld.Options(defaultsPath: defaults, host: host, port: port, signer: signer))
         let config = world.config
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)
         let app: BridgeApplication
@@ -41,6 +45,9 @@ struct Sandbox: AsyncParsableCommand {
                 // A ready ID token needs a nonce from the running bridge, as an app gets one; the bridge serves requests
                 // only once this callback has returned, so the banner is printed from a task of its own.
                 Task {
+                    if !(await world.waitUntilReady(bridgeURL: world.bridgeURL(port: port))) {
+                        Console.error("kakao-bridge sandbox: the bridge is not ready after 10 s; see its log lines and /readyz")
+                    }
                     let oidc = await SandboxOIDC.login(world: world, bridgeURL: world.bridgeURL(port: port), user: SandboxWorld.validUser)
                     for line in SandboxBanner.lines(world: world, port: port, oidc: oidc) { Console.out(line) }
                 }
@@ -88,3 +95,5 @@ struct Sandbox: AsyncParsableCommand {
         return text.contains("Address already in use") || text.contains("errno: \(EADDRINUSE)")
     }
 }
+
+extension BridgeConfig.Signer: ExpressibleByArgument {}

@@ -24,8 +24,7 @@ enum SandboxBanner {
             "  Identity Toolkit  \(standIns.identityToolkitBaseURL)   (web API key \(standIns.webAPIKey))",
             "  certificates      \(standIns.certificatesURL)",
             "  backend           \(standIns.backendURL)   (confirms every login through the bridge's hook)",
-            "  service account   \(world.serviceAccountFile)   (generated: \(standIns.account.clientEmail))",
-            "  token endpoint    \(standIns.googleTokenURL)   (the key file's token_uri: access tokens for the Admin API)",
+        ] + signerLines(world: world) + [
             "  Admin API         \(standIns.identityToolkitBaseURL)/v1/projects/\(standIns.account.projectID)/accounts…   "
                 + "(user records; firebase.user_sync: \(config.firebase.userSync.rawValue))",
             "",
@@ -76,6 +75,22 @@ enum SandboxBanner {
             "",
             "Ctrl-C stops the bridge, then the stand-ins. `kakao-bridge demo` walks the six steps for you.",
             "",
+        ]
+    }
+
+    /// Who signs: the generated key file, or keyless the metadata and IAM stand-ins (`--signer iam`).
+    private static func signerLines(world: SandboxWorld) -> [String] {
+        let standIns = world.standIns
+        guard let metadataURL = standIns.metadataURL, let iamURL = standIns.iamCredentialsURL else {
+            return [
+                "  service account   \(world.serviceAccountFile)   (generated: \(standIns.account.clientEmail))",
+                "  token endpoint    \(standIns.googleTokenURL)   (the key file's token_uri: access tokens for the Admin API)",
+            ]
+        }
+        return [
+            "  signer            iam, no key file   (account \(standIns.account.clientEmail), project \(standIns.account.projectID), both from the metadata server)",
+            "  metadata server   \(metadataURL)   (Metadata-Flavor: Google; access tokens for signBlob and the Admin API)",
+            "  IAM Credentials   \(iamURL)   (signBlob: one call per custom token)",
         ]
     }
 

@@ -22,6 +22,9 @@ final class SandboxWorld: Sendable {
         var defaultsPath = SandboxDefaults.path
         var host: String?
         var port: Int?
+        /// `iam`: no key file; the bridge signs through the IAM stand-in with tokens from the metadata stand-in
+        /// (docs/api.md#keyless-signing-on-google-cloud).
+        var signer = BridgeConfig.Signer.keyFile
     }
 
     static let otherAppID: Int64 = 100_002
@@ -43,6 +46,7 @@ final class SandboxWorld: Sendable {
     let tokens: SandboxTokens
     /// Where the non-generated settings came from, for the banner.
     let defaultsSource: String
+    /// Empty with `--signer iam`: nothing is written, the bridge has no key.
     let serviceAccountFile: String
     private let directory: URL
 
@@ -66,8 +70,10 @@ final class SandboxWorld: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kakao-bridge-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
-            let accountFile = directory.appendingPathComponent("service-account.json").path
+            let keyless = options.signer == .iam
+            let accountFile = keyless ? "" : directory.appendingPathComponent("service-account.json").path
             var generated = [
+                "BRIDGE_FIREBASE_SIGNER": options.signer.rawValue,
                 "BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE": accountFile,
                 "BRIDGE_FIREBASE_WEB_API_KEY": webAPIKey,
                 "BRIDGE_HOOK_SECRET": randomHex(bytes: 32),
@@ -79,13 +85,20 @@ final class SandboxWorld: Sendable {
             let loaded = try SandboxDefaults.load(path: options.defaultsPath, generated: generated)
             var config = loaded.config
 
-            let standIns = try await StandInSet.start(appID: config.kakao.appID, webAPIKey: webAPIKey, account: account)
+            let standIns = try await StandInSet.start(
+                appID: config.kakao.appID, webAPIKey: webAPIKey, account: account, keyless: keyless
+            )
             // Written once the stand-ins listen: the file's `token_uri` names the token-endpoint stand-in.
             do {
-                try standIns.account.writeKeyFile(to: accountFile)
+                if !keyless { try standIns.account.writeKeyFile(to: accountFile) }
             } catch {
                 await standIns.stop()
                 throw SandboxFailure("cannot write the generated service-account key to \(accountFile)")
+            }
+            // Keyless: the account and the project come from the metadata stand-in, as on Google Cloud.
+            if let metadataURL = standIns.metadataURL, let iamURL = standIns.iamCredentialsURL {
+                config.firebase.metadataURL = metadataURL
+                config.firebase.iamCredentialsURL = iamURL
             }
             config.kakao.apiBaseURL = standIns.kakaoBaseURL
             config.firebase.identityToolkitURL = standIns.identityToolkitBaseURL
@@ -142,6 +155,16 @@ final class SandboxWorld: Sendable {
 
     func bridgeURL(port: Int) -> String {
         "http://\(Self.connectableHost(config.server.host)):\(port)"
+    }
+
+    /// Until `/readyz` answers 200 (at most 10 s): keyless, the bridge listens before the metadata stand-in has answered.
+    func waitUntilReady(bridgeURL: String) async -> Bool {
+        for _ in 0..<100 {
+            let request = CurlHTTP.HTTPRequest(method: .get, url: bridgeURL + "/readyz", headers: [], timeout: .seconds(2))
+            if let response = try? await http.execute(request), response.status == 200 { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
     }
 
     func stop() async {

@@ -71,6 +71,7 @@ package final class LoginFlow: Sendable {
         // The sync decides the uid: `kakao:<id>`, or the account it is linked to (docs/api.md#linking-to-an-existing-firebase-account).
         let synced = try await userSync?.sync(uid: kakaoUID, user: user, context: context)
             ?? UserSync.Result(uid: kakaoUID, created: false)
+        guard minter.signsInProcess else { return try await mintedByCall(synced, user: user, context: context) }
         do {
             let token = try minter.mint(uid: synced.uid, kakaoID: user.id)
             return Minted(uid: synced.uid, customToken: token, user: user, createdUser: synced.created, linked: synced.linked)
@@ -78,6 +79,14 @@ package final class LoginFlow: Sendable {
             // Only a broken key gets here; the service cannot go on honestly.
             throw Problem.notReady("The custom token could not be signed.")
         }
+    }
+
+    /// Step 3 when the signer is a call (`firebase.signer: iam`, one `signBlob`: docs/api.md#keyless-signing-on-google-cloud).
+    /// Out of line, so that the key file's path keeps its frame: `mint`'s frame is held by every login waiting on Kakao.
+    @inline(never)
+    private func mintedByCall(_ synced: UserSync.Result, user: KakaoUser, context: CallContext) async throws(Problem) -> Minted {
+        let token = try await minter.mint(uid: synced.uid, kakaoID: user.id, context: context)
+        return Minted(uid: synced.uid, customToken: token, user: user, createdUser: synced.created, linked: synced.linked)
     }
 
     /// Steps 2–6.

@@ -44,10 +44,21 @@ public struct BridgeConfig: Sendable, Equatable {
     }
 
     public struct Firebase: Sendable, Equatable {
-        /// Required.
+        /// Required with `signer: key_file`; must be empty with `signer: iam`.
         public var serviceAccountFile = ""
-        /// Empty means "the service account file's `project_id`".
+        /// Empty means "the service account file's `project_id`" (with `signer: iam`, the metadata server's project).
         public var projectID = ""
+        /// Who signs custom tokens (docs/api.md#keyless-signing-on-google-cloud): the key file's private key, or the IAM
+        /// Credentials API as the account the service runs as.
+        public var signer = Signer.keyFile
+        /// With `signer: iam`: the account that signs; empty means the metadata server's default account.
+        public var serviceAccountEmail = ""
+        public var iamCredentialsURL = "https://iamcredentials.googleapis.com"
+        /// Empty means `http://` + `GCE_METADATA_HOST`, or Google's own address (`effectiveMetadataURL`).
+        public var metadataURL = ""
+        /// `GCE_METADATA_HOST` (or its older name `GCE_METADATA_ROOT`) as the loader found it: not a key, the variable
+        /// Google's auth libraries read, honoured the same way.
+        public var metadataHost = ""
         /// Empty switches steps 4–5 off. A secret: never logged or echoed.
         public var webAPIKey = ""
         public var identityToolkitURL = "https://identitytoolkit.googleapis.com"
@@ -65,6 +76,17 @@ public struct BridgeConfig: Sendable, Equatable {
         /// The emulator accepts unsigned tokens, so only a loopback one is used unless this says otherwise.
         public var emulatorAllowRemote = false
         public init() {}
+
+        /// The metadata server's base URL: `metadata_url`, else `http://` + `GCE_METADATA_HOST`, else Google's link-local
+        /// name (docs/configuration.md#keyless-signing).
+        public var effectiveMetadataURL: String {
+            if !metadataURL.isEmpty { return metadataURL }
+            if !metadataHost.isEmpty { return "http://" + metadataHost }
+            return Self.defaultMetadataURL
+        }
+
+        /// Where Google's libraries find the metadata server when nothing says otherwise.
+        public static let defaultMetadataURL = "http://metadata.google.internal"
 
         /// Whether the Auth Emulator replaces Google (docs/api.md#the-auth-emulator).
         public var usesEmulator: Bool { !emulatorHost.isEmpty }

@@ -17,4 +17,12 @@ extension BridgeConfig {
         case delete
         case none
     }
+
+    /// `firebase.signer` (docs/api.md#keyless-signing-on-google-cloud): who signs custom tokens.
+    public enum Signer: String, ConfigChoice {
+        /// The service account's key file, with OpenSSL in this process (docs/custom-token.md).
+        case keyFile = "key_file"
+        /// No key file: the IAM Credentials API's `signBlob`, as the account the service runs as on Google Cloud.
+        case iam
+    }
 }

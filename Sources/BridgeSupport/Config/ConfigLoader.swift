@@ -7,6 +7,10 @@ public enum ConfigLoader {
     /// The variable every Firebase Admin SDK reads; the service honours it the same way (docs/configuration.md#keys),
     /// below `BRIDGE_FIREBASE_EMULATOR_HOST`, which names the key itself.
     public static let emulatorHostVariable = "FIREBASE_AUTH_EMULATOR_HOST"
+    /// Where Google's auth libraries find the metadata server (`host` or `host:port`); the service honours it the same
+    /// way, below `firebase.metadata_url` (docs/configuration.md#keyless-signing). `GCE_METADATA_ROOT` is its older name,
+    /// still read by google-auth when the newer one is unset.
+    public static let metadataHostVariables = ["GCE_METADATA_HOST", "GCE_METADATA_ROOT"]
 
     /// Reads the YAML file (path nil or file missing → only if `requireFile` false: start from defaults), applies
     /// BRIDGE_* overrides, validates.
@@ -72,6 +76,8 @@ private struct Reader {
     /// what the operator must fix.
     package var setByEnvironment: [String: String] = [:]
     package var secrets = SecretSources()
+    /// The variable `firebase.metadataHost` came from, for its problem's label.
+    package var metadataHostVariable = ConfigLoader.metadataHostVariables[0]
 
     package mutating func readYAML(_ yaml: String) {
         let root: YAMLValue?
@@ -168,6 +174,12 @@ private struct Reader {
             config.firebase.emulatorHost = host
             setByEnvironment["firebase.emulator_host"] = ConfigLoader.emulatorHostVariable
         }
+        if let (name, host) = ConfigLoader.metadataHostVariables.lazy.compactMap({ name in
+            environment[name].flatMap { $0.isEmpty ? nil : (name, $0) }
+        }).first {
+            config.firebase.metadataHost = host
+            metadataHostVariable = name
+        }
         for key in keys {
             guard let value = environment[key.environmentName] else { continue }
             setByEnvironment[key.path] = key.environmentName
@@ -202,7 +214,8 @@ private struct Reader {
     }
 
     private func label(_ path: String) -> String {
-        setByEnvironment[path].map { "\(path) (from \($0))" } ?? path
+        if path == ConfigValidation.metadataHostPath { return metadataHostVariable }
+        return setByEnvironment[path].map { "\(path) (from \($0))" } ?? path
     }
 
     private func unknownKey(_ name: String, among candidates: [String], noun: String = "key") -> String {

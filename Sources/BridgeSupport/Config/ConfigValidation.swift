@@ -78,8 +78,7 @@ package enum ConfigValidation {
               " (a SET issued longer ago is refused; the jti of one is remembered for 7 days)")
 
         let firebase = config.firebase
-        check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
-              "required (path to the Google service-account JSON key file)")
+        signerIssues(firebase, url: { url($0, $1) }, check: check)
         url(firebase.identityToolkitURL, "firebase.identity_toolkit_url")
         url(firebase.securetokenCertsURL, "firebase.securetoken_certs_url")
         range(firebase.customTokenTTLSeconds, 1...3600, "firebase.custom_token_ttl_seconds")
@@ -138,6 +137,47 @@ package enum ConfigValidation {
               "every entry must be a Kakao app key (native app key, JavaScript key or REST API key) without spaces")
         check(oidc.nonceSecret.isEmpty || oidc.nonceSecret.utf8.count >= 32, "kakao.oidc.nonce_secret",
               "must be at least 32 bytes, or empty to generate one per process (generate one with `openssl rand -hex 32`)")
+    }
+
+    /// Not a key: the path under which a bad `GCE_METADATA_HOST` is reported (the loader names the variable).
+    package static let metadataHostPath = "(GCE_METADATA_HOST)"
+
+    /// docs/configuration.md#keyless-signing: a key file with `key_file`, none with `iam` (both set would leave it unclear
+    /// which account signs). The metadata URL is the one upstream allowed plain HTTP off loopback: the metadata server is
+    /// link-local and speaks nothing else.
+    package static func signerIssues(
+        _ firebase: BridgeConfig.Firebase, url: (String, String) -> Void, check: (Bool, String, @autoclosure () -> String) -> Void
+    ) {
+        switch firebase.signer {
+        case .keyFile:
+            check(!firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
+                  "required (path to the Google service-account JSON key file)")
+            check(firebase.serviceAccountEmail.isEmpty, "firebase.service_account_email",
+                  "is only for firebase.signer: iam (with key_file the account is the key file's client_email)")
+        case .iam:
+            check(firebase.serviceAccountFile.isEmpty, "firebase.service_account_file",
+                  "must be empty with firebase.signer: iam (keyless: custom tokens are signed by the IAM Credentials API as the account the service runs as); remove it, or set firebase.signer: key_file")
+            check(!firebase.usesEmulator, "firebase.signer",
+                  "iam cannot be used with the Auth Emulator (firebase.emulator_host), which is not Google and signs nothing; use key_file")
+        }
+        check(firebase.serviceAccountEmail.isEmpty || isServiceAccountEmail(firebase.serviceAccountEmail),
+              "firebase.service_account_email",
+              "must be a service account's email, e.g. NAME@PROJECT.iam.gserviceaccount.com, or empty to ask the metadata server")
+        url(firebase.iamCredentialsURL, "firebase.iam_credentials_url")
+        if !firebase.metadataURL.isEmpty {
+            check(isHTTPURL(firebase.metadataURL), "firebase.metadata_url",
+                  "must be an http:// URL with a host (e.g. http://metadata.google.internal), or empty")
+        } else if !firebase.metadataHost.isEmpty {
+            check(isHTTPURL("http://" + firebase.metadataHost) && !firebase.metadataHost.contains("/"), metadataHostPath,
+                  "must be a host or host:port, as Google's auth libraries read it (e.g. 169.254.169.254 or metadata.google.internal:80)")
+        }
+    }
+
+    /// `name@domain`, nothing that could change the signBlob URL it goes into: no whitespace, `/`, `?`, `#` or `%`.
+    package static func isServiceAccountEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && text.utf8.count <= 254
+            && !text.contains(where: { $0.isWhitespace || "/?#%:".contains($0) })
     }
 
     /// docs/configuration.md#keys, `state.*`: every problem of the URL; a password only with PostgreSQL.

@@ -18,12 +18,22 @@ public func buildApplication(
     let shared = environment.shared
     let unlinkMeters = UnlinkMeters()
     let securityEventMeters = SecurityEventMeters()
-    let features = try Features.assemble(
+    // Keyless, the features wait for the metadata server (`KeylessStartService`); a key file is read here, and a
+    // problem with it stops the start.
+    let features = config.firebase.signer == .iam ? nil : try Features.assemble(
         config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, securityEventMeters: securityEventMeters,
         clock: environment.clock, logger: environment.logger
     )
-    logStart(features.config, shared: shared, logger: environment.logger)
+    logStart(features?.config ?? config, shared: shared, logger: environment.logger)
     let holder = FeatureHolder(features)
+    var keylessStart: [any Service] = []
+    if features == nil {
+        holder.waiting(for: KeylessAccount.waiting(for: nil))
+        keylessStart.append(KeylessStartService(
+            holder: holder, config: config, upstreams: upstreams, environment: environment, unlinkMeters: unlinkMeters,
+            securityEventMeters: securityEventMeters
+        ))
+    }
     let onServerRunning = environment.onServerRunning
     let reload = ReloadService(
         holder: holder, environment: environment, startup: config, unlinkMeters: unlinkMeters,
@@ -48,7 +58,7 @@ public func buildApplication(
         ),
         server: guardedHTTP1(config.server, holder: holder),
         configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
-        services: sharedStateServices + [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
+        services: sharedStateServices + keylessStart + [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger
     )
@@ -62,7 +72,8 @@ func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
         // Which build is running, first thing: the release and the commit (docs/operations.md#versions).
         "version": "\(BuildVersion.version)",
         "commit": "\(BuildVersion.commit)",
-        "project_id": "\(config.firebase.projectID)",
+        "project_id": "\(config.firebase.projectID.isEmpty ? "(from the metadata server)" : config.firebase.projectID)",
+        "signer": "\(config.firebase.signer.rawValue)",
         "user_sync": "\(config.firebase.userSync.rawValue)",
         "check_revoked": "\(config.hook.checkRevoked)",
         "security_events": "\(config.kakao.events.enabled)",

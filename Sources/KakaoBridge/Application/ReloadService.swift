@@ -43,11 +43,28 @@ struct ReloadService: Service, CustomStringConvertible {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
             return
         }
+        let upstreams = reload.upstreams(config)
+        // Keyless (docs/api.md#keyless-signing-on-google-cloud): the new configuration's account and project, and a token,
+        // before anything is swapped; a metadata server that does not answer keeps the running state.
+        var keyless: KeylessAccount?
+        if config.firebase.signer == .iam {
+            do throws(Problem) {
+                keyless = try await KeylessAccount.resolve(
+                    config, upstreams: upstreams, clock: environment.clock, context: CallContext(requestID: "reload")
+                )
+            } catch {
+                logger.error(
+                    "reload failed, keeping the running configuration",
+                    metadata: ["reason": "keyless signing: the metadata server did not answer (\(error.codeName): \(error.detail))"]
+                )
+                return
+            }
+        }
         let features: Features
         do {
             features = try Features.assemble(
-                config, upstreams: reload.upstreams(config), shared: environment.shared, unlinkMeters: unlinkMeters,
-                securityEventMeters: securityEventMeters, clock: environment.clock, logger: logger
+                config, upstreams: upstreams, shared: environment.shared, unlinkMeters: unlinkMeters,
+                securityEventMeters: securityEventMeters, keyless: keyless, clock: environment.clock, logger: logger
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])

@@ -5,8 +5,8 @@ import BuildVersion
 import Hummingbird
 import Upstreams
 
-/// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, certificates fetched when the hook is on,
-/// and not draining).
+/// `/healthz` (the process serves) and `/readyz` (configuration and key loaded, or keyless the metadata server answered;
+/// certificates fetched when the hook is on; and not draining). `/readyz` names the signer (docs/api.md#get-readyz).
 struct HealthController {
     let holder: FeatureHolder
     /// The state store answered lately (`UnlinkMarkFollower`); an instance that cannot reach it takes no traffic.
@@ -20,9 +20,10 @@ struct HealthController {
             var body: [String: JSONValue] = [
                 "status": "ready", "version": .string(BuildVersion.version), "commit": .string(BuildVersion.commit),
             ]
-            // An operator must be able to see at a glance that this instance does not talk to Google.
-            if let firebase = holder.current?.config.firebase, firebase.usesEmulator {
-                body["firebase_auth_emulator"] = .string(firebase.emulatorHost)
+            if let firebase = holder.current?.config.firebase {
+                body["signer"] = .string(firebase.signer.rawValue)
+                // An operator must be able to see at a glance that this instance does not talk to Google.
+                if firebase.usesEmulator { body["firebase_auth_emulator"] = .string(firebase.emulatorHost) }
             }
             return JSONResponse.ok(json: JSONValue.object(body))
         }
@@ -30,7 +31,7 @@ struct HealthController {
 
     func readinessProblem() -> String? {
         if holder.isDraining { return "Shutting down." }
-        guard let features = holder.current else { return "Configuration or key not loaded." }
+        guard let features = holder.current else { return holder.notLoadedReason }
         if !storeHealth.isReachable { return "The state store cannot be reached (state.url)." }
         if let hook = features.hook, !hook.idTokens.isReady { return "Google's certificates have not been fetched yet." }
         return nil

@@ -2,8 +2,9 @@ import BridgeSupport
 import Metrics
 import Synchronization
 
-/// The Admin API's bearer credential: an access token from Google's token endpoint, kept until 5 minutes before it
-/// expires (as Google's auth libraries refresh; `keepSeconds` for short lifetimes), fetched by one caller at a time while the others wait for that fetch.
+/// The bearer credential of the Admin API (and, keyless, of IAM `signBlob`): an access token from Google's token endpoint
+/// or, with `firebase.signer: iam`, from the metadata server (docs/api.md#keyless-signing-on-google-cloud), kept until 5
+/// minutes before it expires (as Google's auth libraries refresh; `keepSeconds` for short lifetimes), fetched by one caller at a time while the others wait for that fetch.
 /// A failed fetch is not kept: the next call tries again. The token is never logged.
 ///
 /// With the Auth Emulator there is no fetch at all: the Admin SDKs send `Bearer owner` (docs/api.md#the-auth-emulator).
@@ -22,6 +23,8 @@ package final class AccessTokenCache: Sendable {
 
     private enum Source: Sendable {
         case google(any GoogleAccessTokenFetching, ServiceAccount)
+        /// Keyless: the metadata server hands out the runtime account's tokens.
+        case metadata(any MetadataServerCalling)
         case emulator
     }
 
@@ -42,6 +45,12 @@ package final class AccessTokenCache: Sendable {
         self.clock = clock
     }
 
+    /// `firebase.signer: iam`.
+    package init(metadata: any MetadataServerCalling, clock: UnixClock) {
+        self.source = .metadata(metadata)
+        self.clock = clock
+    }
+
     private init(emulatorClock clock: UnixClock) {
         self.source = .emulator
         self.clock = clock
@@ -50,14 +59,14 @@ package final class AccessTokenCache: Sendable {
     /// `Bearer owner`, as the Admin SDKs authorise against the Auth Emulator.
     package static func emulator(clock: UnixClock = .system) -> AccessTokenCache { AccessTokenCache(emulatorClock: clock) }
 
-    /// The value of `Authorization: Bearer …` for an Admin API call.
+    /// The value of `Authorization: Bearer …` for an Admin API (or `signBlob`) call.
     package func bearer(context: CallContext) async throws(Problem) -> String {
-        guard case .google(let fetcher, let account) = source else { return "owner" }
+        if case .emulator = source { return "owner" }
         if let token = current() { return token }
         let (outcome, _) = await flights.run(0) { () async -> Result<String, Problem> in
             if let token = current() { return .success(token) }
             do throws(Problem) {
-                let fresh = try await fetcher.fetchAccessToken(for: account, context: context)
+                let fresh = try await fetch(context: context)
                 fetched.increment()
                 let now = clock.now()
                 held.withLock { $0 = Held(token: fresh.token, refreshAt: now + Self.keepSeconds(expiresIn: fresh.expiresIn)) }
@@ -68,6 +77,14 @@ package final class AccessTokenCache: Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    private func fetch(context: CallContext) async throws(Problem) -> GoogleAccessToken {
+        switch source {
+        case .google(let fetcher, let account): try await fetcher.fetchAccessToken(for: account, context: context)
+        case .metadata(let metadata): try await metadata.accessToken(context: context)
+        case .emulator: GoogleAccessToken(token: "owner", expiresIn: .max)
+        }
     }
 
     private func current() -> String? {

@@ -2,7 +2,8 @@ import BridgeJSON
 import BridgeSupport
 import OpenSSLCrypto
 
-/// Mints Firebase custom tokens (docs/custom-token.md): RS256 over the service account's key, with the audience Identity Toolkit expects.
+/// Mints Firebase custom tokens (docs/custom-token.md): the payload Identity Toolkit expects, signed RS256 by the
+/// configured signer (`CustomTokenSigning`): the key file in this process, or IAM `signBlob`.
 public struct CustomTokenMinter: Sendable {
     public static let audience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
     /// Names Firebase reserves; a claim with one of them would make Identity Toolkit refuse the token.
@@ -11,44 +12,73 @@ public struct CustomTokenMinter: Sendable {
         "nonce", "sub", "user_id",
     ]
 
-    private let account: ServiceAccount
+    private let signer: any CustomTokenSigning
+    /// The key-file signer again, unboxed: the in-process path calls it with no existential and no suspension.
+    private let keyFile: KeyFileSigner?
     private let ttlSeconds: Int64
     private let tenantID: String?
     private let clock: UnixClock
-    /// The header never changes for one key, so it is encoded once.
-    private let encodedHeader: String
 
-    public init(account: ServiceAccount, ttlSeconds: Int, tenantID: String?, clock: UnixClock = .system) {
-        self.account = account
+    public init(signer: any CustomTokenSigning, ttlSeconds: Int, tenantID: String?, clock: UnixClock = .system) {
+        self.signer = signer
+        self.keyFile = signer as? KeyFileSigner
         self.ttlSeconds = Int64(min(max(ttlSeconds, 1), 3600))
         self.tenantID = (tenantID?.isEmpty ?? true) ? nil : tenantID
         self.clock = clock
-        self.encodedHeader = JWTEncoding.encodedRS256Header(kid: account.privateKeyID)
+    }
+
+    /// `firebase.signer: key_file`.
+    public init(account: ServiceAccount, ttlSeconds: Int, tenantID: String?, clock: UnixClock = .system) {
+        self.init(signer: KeyFileSigner(account: account), ttlSeconds: ttlSeconds, tenantID: tenantID, clock: clock)
     }
 
     public var ttl: Int { Int(ttlSeconds) }
 
-    /// - Throws: `CustomTokenError` when the uid breaks docs/custom-token.md#the-uid or signing fails.
+    /// Whether `mint(uid:kakaoID:)` can sign here and now (a key file); otherwise signing is a call (`mint(…context:)`).
+    public var signsInProcess: Bool { keyFile != nil }
+
+    /// The key file's path: a plain call, as before there was a choice of signer.
+    /// - Throws: `CustomTokenError` when the uid breaks docs/custom-token.md#the-uid, signing fails, or the signer is
+    ///   not in this process (`signsInProcess` is false).
     public func mint(uid: String, kakaoID: Int64) throws(CustomTokenError) -> String {
-        guard (1...128).contains(uid.utf16.count) else { throw CustomTokenError("uid must be 1 to 128 UTF-16 code units") }
-        let now = clock.now()
+        guard let keyFile else { throw CustomTokenError("this signer signs through a call: use mint(uid:kakaoID:context:)") }
+        let signingInput = try signingInput(uid: uid, kakaoID: kakaoID, header: keyFile.encodedHeader)
         do {
-            return try JWTEncoding.signedRS256(
-                encodedHeader: encodedHeader, payload: payloadJSON(uid: uid, kakaoID: kakaoID, now: now), key: account.privateKey
-            )
+            return signingInput + "." + Base64URL.encode(try keyFile.sign(Array(signingInput.utf8)))
         } catch {
             throw CustomTokenError("signing failed: \(error)")
         }
     }
 
+    /// Any signer; for IAM one `signBlob` call (docs/api.md#keyless-signing-on-google-cloud).
+    /// - Throws: the signer's problem; `not_ready` for a uid that breaks docs/custom-token.md#the-uid (the service makes
+    ///   none).
+    public func mint(uid: String, kakaoID: Int64, context: CallContext) async throws(Problem) -> String {
+        let signingInput: String
+        do {
+            signingInput = try self.signingInput(uid: uid, kakaoID: kakaoID, header: signer.encodedHeader)
+        } catch {
+            throw Problem.notReady("The custom token could not be signed.")
+        }
+        let signature = try await signer.signature(over: Array(signingInput.utf8), context: context)
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// `header.payload`, both base64url.
+    private func signingInput(uid: String, kakaoID: Int64, header: String) throws(CustomTokenError) -> String {
+        guard (1...128).contains(uid.utf16.count) else { throw CustomTokenError("uid must be 1 to 128 UTF-16 code units") }
+        return header + "." + Base64URL.encode(payloadJSON(uid: uid, kakaoID: kakaoID, now: clock.now()))
+    }
+
     /// `iss`, `sub`, `aud`, `iat`, `exp`, `uid`, `claims` and, with a tenant, `tenant_id` (docs/custom-token.md).
     package func payloadJSON(uid: String, kakaoID: Int64, now: Int64) -> [UInt8] {
+        let email = keyFile?.accountEmail ?? signer.accountEmail
         var json = JSONWriter(capacity: 384)
         json.openObject()
         json.key("iss")
-        json.string(account.clientEmail)
+        json.string(email)
         json.key("sub")
-        json.string(account.clientEmail)
+        json.string(email)
         json.key("aud")
         json.string(Self.audience)
         json.key("iat")

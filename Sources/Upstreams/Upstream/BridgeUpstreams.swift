@@ -20,11 +20,16 @@ public struct BridgeUpstreams: Sendable {
     public var kakaoKeys: any PublicKeySetFetching
     /// The backend's events URL: told of each Kakao security event that had an action.
     public var eventsNotifier: any SecurityEventNotifying
+    /// Google Cloud's metadata server (`firebase.metadata_url`); only called with `firebase.signer: iam`.
+    public var metadata: any MetadataServerCalling
+    /// The IAM Credentials API's `signBlob` (`firebase.iam_credentials_url`); only called with `firebase.signer: iam`.
+    public var iamCredentials: any BlobSigning
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
         certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
         firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching,
+        metadata: any MetadataServerCalling, iamCredentials: any BlobSigning,
         eventsNotifier: any SecurityEventNotifying = NoSecurityEventNotifier()
     ) {
         self.kakao = kakao
@@ -36,6 +41,8 @@ public struct BridgeUpstreams: Sendable {
         self.unlinkNotifier = unlinkNotifier
         self.kakaoKeys = kakaoKeys
         self.eventsNotifier = eventsNotifier
+        self.metadata = metadata
+        self.iamCredentials = iamCredentials
     }
 
     /// The real upstreams at the URLs of `config`, all through one HTTP client. Each gets its own in-flight bound and
@@ -58,6 +65,8 @@ public struct BridgeUpstreams: Sendable {
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
             unlinkNotifier: BackendNoticeClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
             kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
+            metadata: MetadataServerClient(upstream: upstream(.metadata), baseURL: config.firebase.effectiveMetadataURL),
+            iamCredentials: IAMCredentialsClient(upstream: upstream(.iamCredentials), baseURL: config.firebase.iamCredentialsURL),
             eventsNotifier: BackendNoticeClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret)
         )
     }

@@ -43,16 +43,17 @@ extension JWTEncoding {
 
 extension JWTEncoding {
     /// The header of every JWT the service signs (custom tokens, access-token assertions), base64url-encoded:
-    /// `{"alg":"RS256","typ":"JWT","kid":<the service account's private_key_id>}`.
-    package static func encodedRS256Header(kid: String) -> String {
+    /// `{"alg":"RS256","typ":"JWT","kid":<the service account's private_key_id>}`, or without `kid` when the key is not
+    /// known ahead (IAM `signBlob` picks one of the account's Google-managed keys; Google then tries each of them, as
+    /// the Admin SDKs rely on: docs/custom-token.md#the-header).
+    package static func encodedRS256Header(kid: String?) -> String {
         var header = JSONWriter(capacity: 96)
         header.openObject()
         header.key("alg")
         header.string("RS256")
         header.key("typ")
         header.string("JWT")
-        header.key("kid")
-        header.string(kid)
+        header.member("kid", kid)
         header.closeObject()
         return Base64URL.encode(header.bytes)
     }

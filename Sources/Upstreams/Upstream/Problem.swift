@@ -34,6 +34,8 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case accountConflict = "account_conflict"
         case invalidKakaoIDToken = "invalid_kakao_id_token"
         case stateUnavailable = "state_unavailable"
+        case iamRejected = "iam_rejected"
+        case iamUnavailable = "iam_unavailable"
 
         package var status: HTTPResponse.Status {
             switch self {
@@ -47,7 +49,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .accountConflict: .conflict
             case .rateLimited: .tooManyRequests
             case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
-                .firebaseAdminRejected, .firebaseAdminUnavailable: .badGateway
+                .firebaseAdminRejected, .firebaseAdminUnavailable, .iamRejected, .iamUnavailable: .badGateway
             case .kakaoQuotaExceeded, .notReady, .stateUnavailable: .serviceUnavailable
             case .upstreamTimeout: .gatewayTimeout
             case .internalError: .internalServerError
@@ -83,6 +85,8 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .firebaseAdminUnavailable: "Firebase Admin API unavailable"
             case .accountConflict: "Account conflict"
             case .invalidKakaoIDToken: "Invalid Kakao ID token"
+            case .iamRejected: "IAM Credentials API rejected the request"
+            case .iamUnavailable: "IAM Credentials API unavailable"
             }
         }
     }
@@ -187,6 +191,24 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     /// memory.
     public static func stateUnavailable(_ detail: String = "The state store cannot be reached; retry shortly.") -> Problem {
         Problem(.stateUnavailable, detail)
+    }
+    /// Keyless signing (docs/api.md#keyless-signing-on-google-cloud): the IAM Credentials API or the metadata server
+    /// answered 4xx; `detail` carries Google's status and, for 403, the role the account lacks.
+    public static func iamRejected(_ detail: String) -> Problem { Problem(.iamRejected, detail) }
+    /// Keyless signing: the IAM Credentials API or the metadata server answered 5xx or could not be reached, after one retry.
+    public static func iamUnavailable(_ detail: String) -> Problem { Problem(.iamUnavailable, detail) }
+    /// An access token that could not be had is the failure of what needed it (docs/errors.md#keyless-signing): the
+    /// Admin API's `firebase_admin_*` (how `AccessTokenCache` reports it) becomes `iam_*` when the token was for signing.
+    /// The detail stays: it names the metadata server or the token endpoint that failed.
+    package func asSigningFailure() -> Problem {
+        var problem = self
+        switch code {
+        case .firebaseAdminRejected: problem = Problem(.iamRejected, detail)
+        case .firebaseAdminUnavailable: problem = Problem(.iamUnavailable, detail)
+        default: return self
+        }
+        problem.upstreamMessage = upstreamMessage
+        return problem
     }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }

@@ -21,6 +21,10 @@ package struct Upstream: Sendable {
         case backendEvents = "backend_events"
         /// Kakao's OpenID Connect keys (`kakao.oidc.jwks_url`).
         case kakaoKeys = "kakao_keys"
+        /// Google Cloud's metadata server (`firebase.metadata_url`): the account, the project, access tokens.
+        case metadata
+        /// The IAM Service Account Credentials API's `signBlob` (`firebase.iam_credentials_url`).
+        case iamCredentials = "iam_credentials"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.

@@ -134,7 +134,8 @@ extension HardeningRuleTests {
             kakao: FakeKakao(), identityToolkit: FakeIdentityToolkit(keys: keys, projectID: account.projectID),
             backend: FakeBackend(), certificates: FakeCertificates(keys: keys),
             googleTokens: FakeGoogleTokens(), firebaseAdmin: FakeFirebaseAdmin(), unlinkNotifier: FakeUnlinkNotifier(),
-            kakaoKeys: FakeKakaoKeys(keys: KakaoOIDCKeys())
+            kakaoKeys: FakeKakaoKeys(keys: KakaoOIDCKeys()), metadata: FakeMetadataServer(),
+            iamCredentials: FakeIAMCredentials(key: account.privateKey)
         )
         let logger = Logger(label: "test")
         #expect(throws: StartupFailure.self) { try Features.assemble(config, upstreams: upstreams, shared: SharedState.inMemory(), clock: .system, logger: logger) }

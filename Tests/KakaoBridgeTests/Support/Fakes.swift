@@ -378,3 +378,71 @@ final class FakeUnlinkNotifier: UnlinkNotifying {
     func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
     var notices: [UnlinkNotice] { state.withLock { $0.notices } }
 }
+
+/// Google Cloud's metadata server in memory (keyless, `firebase.signer: iam`): one account, one project, numbered tokens.
+final class FakeMetadataServer: MetadataServerCalling {
+    private struct State {
+        var tokens = 0
+        var failure: Problem?
+    }
+
+    let email: String
+    let project: String
+    private let state = Mutex(State())
+
+    init(email: String = "runtime@bridge-router-test.iam.gserviceaccount.com", project: String = "bridge-router-test") {
+        self.email = email
+        self.project = project
+    }
+
+    func serviceAccountEmail(context: CallContext) async throws(Problem) -> String {
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        return email
+    }
+
+    func projectID(context: CallContext) async throws(Problem) -> String {
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        return project
+    }
+
+    func accessToken(context: CallContext) async throws(Problem) -> GoogleAccessToken {
+        let (number, failure) = state.withLock { state in
+            state.tokens += 1
+            return (state.tokens, state.failure)
+        }
+        if let failure { throw failure }
+        return GoogleAccessToken(token: "fake-metadata-token-\(number)", expiresIn: 3599)
+    }
+
+    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    var tokenFetches: Int { state.withLock { $0.tokens } }
+}
+
+/// IAM `signBlob` in memory: signs with a key of its own, and remembers the bearer tokens it was shown.
+final class FakeIAMCredentials: BlobSigning {
+    private struct State {
+        var bearers: [String] = []
+        var failure: Problem?
+    }
+
+    let key: RSAPrivateKey
+    private let state = Mutex(State())
+
+    init(key: RSAPrivateKey) { self.key = key }
+
+    func signBlob(_ bytes: [UInt8], account: String, bearer: String, context: CallContext) async throws(Problem) -> [UInt8] {
+        let failure = state.withLock { state in
+            state.bearers.append(bearer)
+            return state.failure
+        }
+        if let failure { throw failure }
+        do {
+            return try key.signRS256(bytes)
+        } catch {
+            throw Problem.iamUnavailable("the fake could not sign")
+        }
+    }
+
+    func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
+    var bearers: [String] { state.withLock { $0.bearers } }
+}

@@ -111,7 +111,8 @@ final class RouterWorld: Sendable {
             config: config,
             upstreams: BridgeUpstreams(
                 kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks, kakaoKeys: kakaoKeys
+                googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks, kakaoKeys: kakaoKeys,
+                metadata: FakeMetadataServer(), iamCredentials: FakeIAMCredentials(key: Self.account.account.privateKey)
             ),
             environment: environment
         )

@@ -22,7 +22,12 @@ final class TestWorld: Sendable {
         var clock: UnixClock = .system
         /// Logins admitted at once (`LoginAdmission`); `nil`: the service's default.
         var admissionLimit: Int?
+        /// `firebase.signer: iam` against the metadata and IAM stand-ins, with no key file
+        /// (docs/api.md#keyless-signing-on-google-cloud). The bridge may listen before it is ready: `waitUntilReady()`.
+        var keyless = false
         var configure: @Sendable (inout BridgeConfig) -> Void = { _ in }
+        /// Runs once the stand-ins listen, before the bridge starts (a fault the bridge must meet at start).
+        var prepare: @Sendable (StandInSet) -> Void = { _ in }
     }
 
     static let appID: Int64 = 424242
@@ -40,6 +45,9 @@ final class TestWorld: Sendable {
     let googleToken: GoogleTokenStandIn
     let admin: AdminAPIStandIn
     var users: FirebaseUserStore { admin.users }
+    /// Keyless only: the metadata server and the IAM Credentials API.
+    let metadata: MetadataServerStandIn?
+    let iamCredentials: IAMCredentialsStandIn?
     let account: SandboxServiceAccount
     let config: BridgeConfig
     let bridge: RunningBridge
@@ -52,8 +60,10 @@ final class TestWorld: Sendable {
         kakao: KakaoStandIn, keys: SecureTokenKeys, certificates: CertificatesStandIn,
         identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn, googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn,
         account: SandboxServiceAccount, config: BridgeConfig, bridge: RunningBridge, http: CurlHTTPClient, servers: Servers,
-        directory: URL
+        directory: URL, metadata: MetadataServerStandIn?, iamCredentials: IAMCredentialsStandIn?
     ) {
+        self.metadata = metadata
+        self.iamCredentials = iamCredentials
         self.googleToken = googleToken
         self.admin = admin
         self.http = http
@@ -75,7 +85,10 @@ final class TestWorld: Sendable {
         let identityToolkit: StandInServer
         let backend: StandInServer
         let googleToken: StandInServer
-        var all: [StandInServer] { [kakao, certificates, identityToolkit, backend, googleToken] }
+        /// Keyless only.
+        let metadata: StandInServer?
+        let iamCredentials: StandInServer?
+        var all: [StandInServer] { [kakao, certificates, identityToolkit, backend, googleToken] + [metadata, iamCredentials].compactMap { $0 } }
         var identityToolkitURL: String { identityToolkit.baseURL }
     }
 
@@ -85,9 +98,11 @@ final class TestWorld: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let accountFile = directory.appendingPathComponent("service-account.json")
 
-        let set = try await StandInSet.start(appID: appID, webAPIKey: apiKey, account: account, tenantID: options.tenantID)
+        let set = try await StandInSet.start(
+            appID: appID, webAPIKey: apiKey, account: account, tenantID: options.tenantID, keyless: options.keyless
+        )
         // Written once the token-endpoint stand-in listens: its URL is the file's `token_uri`. Mode 600: the service
-        // refuses a key file other users can read.
+        // refuses a key file other users can read. Keyless, the bridge gets none.
         try set.account.writeKeyFile(to: accountFile.path)
         let (kakao, keys, certificates, identityToolkit, backend) = (set.kakao, set.keys, set.certificates, set.identityToolkit, set.backend)
         let (kakaoServer, certificatesServer, identityServer, backendServer) =
@@ -97,6 +112,12 @@ final class TestWorld: Sendable {
         config.kakao.appID = appID
         config.kakao.apiBaseURL = kakaoServer.baseURL
         config.firebase.serviceAccountFile = accountFile.path
+        if options.keyless, let metadataURL = set.metadataURL, let iamURL = set.iamCredentialsURL {
+            config.firebase.signer = .iam
+            config.firebase.serviceAccountFile = ""
+            config.firebase.metadataURL = metadataURL
+            config.firebase.iamCredentialsURL = iamURL
+        }
         config.firebase.identityToolkitURL = identityServer.baseURL
         config.firebase.securetokenCertsURL = CertificatesStandIn.url(on: certificatesServer)
         // Used only by tests that turn OpenID Connect on (kakao.oidc.audiences).
@@ -117,6 +138,7 @@ final class TestWorld: Sendable {
             backend.configureEvents(secret: hookSecret)
         }
         options.configure(&config)
+        options.prepare(set)
 
         let http = CurlHTTPClient()
         let bridge = try await RunningBridge.start(
@@ -130,9 +152,9 @@ final class TestWorld: Sendable {
             googleToken: set.googleToken, admin: set.admin, account: set.account, config: config, bridge: bridge, http: http,
             servers: Servers(
                 kakao: kakaoServer, certificates: certificatesServer, identityToolkit: identityServer, backend: backendServer,
-                googleToken: set.googleTokenServer
+                googleToken: set.googleTokenServer, metadata: set.metadataServer, iamCredentials: set.iamCredentialsServer
             ),
-            directory: directory
+            directory: directory, metadata: set.metadata, iamCredentials: set.iamCredentials
         )
     }
 
@@ -157,6 +179,18 @@ final class TestWorld: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Until `/readyz` answers 200, at most `timeout`: keyless, the bridge listens before the metadata server answered.
+    @discardableResult
+    func waitUntilReady(timeout: Duration = .seconds(10)) async throws -> Reply {
+        let deadline = ContinuousClock.now + timeout
+        var last = try await get("/readyz")
+        while last.status != 200, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            last = try await get("/readyz")
+        }
+        return last
     }
 
     // MARK: Kakao users
