@@ -42,7 +42,7 @@ public func buildApplication(
         responder: LoginAdmission(
             inner: buildRouter(holder: holder, storeHealth: shared.health).buildResponder(),
             queue: AdmissionQueue(
-                limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: "kakao_bridge_logins_waiting")
+                limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: MetricName.loginsWaiting.rawValue)
             )
         ),
         server: guardedHTTP1(config.server, holder: holder),
