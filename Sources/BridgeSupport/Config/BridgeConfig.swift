@@ -87,11 +87,19 @@ public struct BridgeConfig: Sendable, Equatable {
     }
 
     public struct Hook: Sendable, Equatable {
-        /// Empty switches `POST /v1/login-complete` off. A secret: never logged or echoed.
-        public var secret = ""
+        /// Empty switches `POST /v1/login-complete` off. Secrets: never logged or echoed. More than one during a rotation:
+        /// each is accepted from the backend; the first is the one the service sends (docs/configuration.md#rotating-the-hook-secret).
+        public var secrets: [String] = []
         /// As `verifyIdToken(token, true)`: the user is looked up and a revoked session or disabled user refused.
         public var checkRevoked = false
         public init() {}
+
+        /// The first secret: the one the service sends on its own calls to the backend; empty when the hook is off.
+        /// Setting it replaces the list with this one secret.
+        public var secret: String {
+            get { secrets.first ?? "" }
+            set { secrets = newValue.isEmpty ? [] : [newValue] }
+        }
     }
 
     public struct Legacy: Sendable, Equatable {

@@ -87,7 +87,8 @@ package struct ConfigKey {
             ConfigKey("backend.login_complete_url", .string(\.backend.loginCompleteURL)),
             ConfigKey("backend.unlink_url", .string(\.backend.unlinkURL)),
             ConfigKey("backend.events_url", .string(\.backend.eventsURL)),
-            ConfigKey("hook.secret", .string(\.hook.secret), secret: true),
+            // A list during a rotation (docs/configuration.md#rotating-the-hook-secret).
+            ConfigKey("hook.secret", .stringList(\.hook.secrets), secret: true),
             ConfigKey("hook.secret_file", .secretFile(of: "hook.secret")),
             ConfigKey("hook.check_revoked", .bool(\.hook.checkRevoked)),
             ConfigKey("legacy.enabled", .bool(\.legacy.enabled)),

@@ -113,8 +113,7 @@ package enum ConfigValidation {
         check(!config.linking.byVerifiedEmail || firebase.userSync != .off, "linking.by_verified_email",
               "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
 
-        check(config.hook.secret.isEmpty || config.hook.secret.utf8.count >= 32, "hook.secret",
-              "must be at least 32 bytes, or empty to turn the hook off (generate one with `openssl rand -hex 32`)")
+        hookSecretIssues(config.hook.secrets, check: check)
 
         range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
         atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")
@@ -138,6 +137,21 @@ package enum ConfigValidation {
               "every entry must be a Kakao app key (native app key, JavaScript key or REST API key) without spaces")
         check(oidc.nonceSecret.isEmpty || oidc.nonceSecret.utf8.count >= 32, "kakao.oidc.nonce_secret",
               "must be at least 32 bytes, or empty to generate one per process (generate one with `openssl rand -hex 32`)")
+    }
+
+    /// docs/configuration.md#rotating-the-hook-secret: one secret, or a list of them during a rotation, each at least 32
+    /// bytes. Entries are named by their place in the list, never by their value.
+    package static func hookSecretIssues(_ secrets: [String], check: (Bool, String, @autoclosure () -> String) -> Void) {
+        guard secrets.count > 1 else {
+            check(secrets.allSatisfy { $0.utf8.count >= 32 }, "hook.secret",
+                  "must be at least 32 bytes, or empty to turn the hook off (generate one with `openssl rand -hex 32`)")
+            return
+        }
+        for (index, secret) in secrets.enumerated() {
+            check(secret.utf8.count >= 32, "hook.secret",
+                  "entry \(index + 1) of \(secrets.count) must be at least 32 bytes, as every secret of the list (generate one with `openssl rand -hex 32`)")
+        }
+        check(Set(secrets).count == secrets.count, "hook.secret", "lists the same secret more than once")
     }
 
     /// docs/configuration.md#keys, `state.*`: every problem of the URL; a password only with PostgreSQL.

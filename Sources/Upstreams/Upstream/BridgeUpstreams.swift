@@ -56,6 +56,7 @@ public struct BridgeUpstreams: Sendable {
             certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
+            // The notices carry the first of `hook.secret`'s secrets (docs/configuration.md#rotating-the-hook-secret).
             unlinkNotifier: BackendUnlinkClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
             kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
             eventsNotifier: BackendEventsClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret)
