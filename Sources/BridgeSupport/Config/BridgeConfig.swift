@@ -16,6 +16,11 @@ public struct BridgeConfig: Sendable, Equatable {
         public var maxConnectionsPerClient = 0
         /// How long a new connection may stay silent before its first request byte; then it is closed.
         public var firstRequestTimeoutSeconds = 5
+        /// A second listener for `/healthz`, `/readyz` and `/metrics` (the public one then answers them 404); `nil`: none,
+        /// they are served on the public port (docs/operations.md#the-admin-port).
+        public var adminPort: Int?
+        /// Where the admin listener listens; loopback unless the probes and the scrape come from elsewhere (a pod's IP).
+        public var adminHost = "127.0.0.1"
         public init() {}
     }
 

@@ -6,6 +6,8 @@ package struct ConfigKey {
     package enum Field {
         case string(WritableKeyPath<BridgeConfig, String>)
         case int(WritableKeyPath<BridgeConfig, Int>)
+        /// An integer, or nothing (empty, `~`): a setting that is off unless given (`server.admin_port`).
+        case optionalInt(WritableKeyPath<BridgeConfig, Int?>)
         case int64(WritableKeyPath<BridgeConfig, Int64>)
         case number(WritableKeyPath<BridgeConfig, Double>)
         case bool(WritableKeyPath<BridgeConfig, Bool>)
@@ -54,6 +56,8 @@ package struct ConfigKey {
             ConfigKey("server.max_connections", .int(\.server.maxConnections)),
             ConfigKey("server.max_connections_per_client", .int(\.server.maxConnectionsPerClient)),
             ConfigKey("server.first_request_timeout_seconds", .int(\.server.firstRequestTimeoutSeconds)),
+            ConfigKey("server.admin_port", .optionalInt(\.server.adminPort)),
+            ConfigKey("server.admin_host", .string(\.server.adminHost)),
             ConfigKey("kakao.app_id", .int64(\.kakao.appID)),
             ConfigKey("kakao.api_base_url", .string(\.kakao.apiBaseURL)),
             ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),
@@ -129,6 +133,16 @@ extension ConfigKey {
             guard case .text(let text) = raw, let value = Int(ConfigText.trimmed(text)) else {
                 return [mismatch("an integer", raw)]
             }
+            config[keyPath: keyPath] = value
+        case .optionalInt(let keyPath):
+            guard case .text(let text) = raw else { return [mismatch("an integer", raw)] }
+            let trimmed = ConfigText.trimmed(text)
+            // Empty is "not set", as `~` is: `BRIDGE_SERVER_ADMIN_PORT=` turns a file's value off.
+            if trimmed.isEmpty {
+                config[keyPath: keyPath] = nil
+                return []
+            }
+            guard let value = Int(trimmed) else { return [mismatch("an integer", raw)] }
             config[keyPath: keyPath] = value
         case .int64(let keyPath):
             guard case .text(let text) = raw, let value = Int64(ConfigText.trimmed(text)) else {

@@ -45,6 +45,13 @@ package enum ConfigValidation {
         range(server.maxConnections, 1...1_000_000, "server.max_connections")
         range(server.maxConnectionsPerClient, 0...1_000_000, "server.max_connections_per_client", " (0 is a quarter of server.max_connections)")
         range(server.firstRequestTimeoutSeconds, 1...600, "server.first_request_timeout_seconds")
+        if let adminPort = server.adminPort {
+            range(adminPort, 0...65535, "server.admin_port", " (0 picks a free port)")
+            check(adminPort == 0 || adminPort != server.port, "server.admin_port",
+                  "must differ from server.port (\(server.port)): the probes and /metrics get a listener of their own")
+            check(!ConfigText.trimmed(server.adminHost).isEmpty, "server.admin_host",
+                  "must not be empty (the address the admin port listens on, e.g. 127.0.0.1, or 0.0.0.0 in a pod)")
+        }
 
         let kakao = config.kakao
         if kakao.appID == 0 {

@@ -1,7 +1,7 @@
-import StandIns
 import BridgeSupport
 import Foundation
 @testable import KakaoBridge
+import StandIns
 import Testing
 
 /// A hook secret rotated without downtime (docs/configuration.md#rotating-the-hook-secret): while `hook.secret` lists
