@@ -21,6 +21,9 @@ public struct BridgeConfig: Sendable, Equatable {
         public var adminPort: Int?
         /// Where the admin listener listens; loopback unless the probes and the scrape come from elsewhere (a pod's IP).
         public var adminHost = "127.0.0.1"
+        /// Web origins that may call the token exchange and the nonce route from a browser (CORS), matched exactly;
+        /// empty: none (docs/api.md#web-clients-cors).
+        public var corsOrigins: [String] = []
         public init() {}
     }
 

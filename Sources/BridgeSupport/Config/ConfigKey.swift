@@ -58,6 +58,7 @@ package struct ConfigKey {
             ConfigKey("server.first_request_timeout_seconds", .int(\.server.firstRequestTimeoutSeconds)),
             ConfigKey("server.admin_port", .optionalInt(\.server.adminPort)),
             ConfigKey("server.admin_host", .string(\.server.adminHost)),
+            ConfigKey("server.cors_origins", .stringList(\.server.corsOrigins)),
             ConfigKey("kakao.app_id", .int64(\.kakao.appID)),
             ConfigKey("kakao.api_base_url", .string(\.kakao.apiBaseURL)),
             ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),

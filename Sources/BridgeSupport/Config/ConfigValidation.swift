@@ -52,6 +52,9 @@ package enum ConfigValidation {
             check(!ConfigText.trimmed(server.adminHost).isEmpty, "server.admin_host",
                   "must not be empty (the address the admin port listens on, e.g. 127.0.0.1, or 0.0.0.0 in a pod)")
         }
+        for origin in server.corsOrigins {
+            if let problem = WebOrigin.problem(origin) { issues.append(ConfigIssue(path: "server.cors_origins", message: problem)) }
+        }
 
         let kakao = config.kakao
         if kakao.appID == 0 {

@@ -5,9 +5,9 @@ import Upstreams
 
 /// Every route of the service, declared once (docs/api.md): its path (the template the router matches, and the
 /// `route` label of metrics and access lines), its methods, how it gets past the server loop, what the per-client
-/// rate limit does with it and which listener serves it. The router (`buildRouter`), the admission gate
-/// (`LoginAdmission`), the rate limiter (`ClientRateLimit`) and the metrics all read this table, so a new route is one
-/// new case here.
+/// rate limit does with it, which listener serves it and whether browsers of other origins may call it. The router
+/// (`buildRouter`), the admission gate (`LoginAdmission`), the rate limiter (`ClientRateLimit`), the cross-origin step
+/// (`CrossOrigin`) and the metrics all read this table, so a new route is one new case here.
 enum Route: String, CaseIterable, Sendable {
     case tokenExchange = "/v1/token-exchange"
     /// Fixed paths under `/v1/kakao/` before the legacy route's template: never taken for a token, on or off.
@@ -49,6 +49,14 @@ enum Route: String, CaseIterable, Sendable {
         case admin
     }
 
+    /// Whether browsers may call the route from the web origins of `server.cors_origins` (docs/api.md#web-clients-cors).
+    enum CrossOrigin: Sendable {
+        /// Its answers carry `Access-Control-Allow-Origin` for a listed origin, and a preflight is answered.
+        case allowed
+        /// No CORS header, ever: a browser page of another origin cannot read its answers.
+        case sameOriginOnly
+    }
+
     var path: String { rawValue }
 
     var methods: [HTTPRequest.Method] {
@@ -80,6 +88,15 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .healthz, .readyz, .metrics: .admin
         case .tokenExchange, .kakaoNonce, .kakaoUnlink, .kakaoEvents, .legacy, .loginComplete, .revoke: .public
+        }
+    }
+
+    /// What a web app calls: the exchange, and the nonce its Kakao login needs first. The legacy route carries the token in
+    /// its path; the others are called by servers.
+    var crossOrigin: CrossOrigin {
+        switch self {
+        case .tokenExchange, .kakaoNonce: .allowed
+        case .kakaoUnlink, .kakaoEvents, .legacy, .loginComplete, .revoke, .healthz, .readyz, .metrics: .sameOriginOnly
         }
     }
 
