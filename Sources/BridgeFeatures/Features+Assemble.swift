@@ -46,7 +46,7 @@ extension Features {
             uidPrefix: config.kakao.uidPrefix
         )
         let hook = config.hook.secret.isEmpty ? nil : LoginHook(
-            secret: Array(config.hook.secret.utf8), perMinute: config.rateLimit.hookPerMinute,
+            secrets: config.hook.secrets.map { Array($0.utf8) }, perMinute: config.rateLimit.hookPerMinute,
             idTokens: IDTokenVerifier(
                 rules: IDTokenClaimRules(
                     projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
@@ -91,7 +91,7 @@ extension Features {
         }
         return Features(
             config: config, login: login, legacyLogin: config.legacy.enabled ? login : nil, hook: hook,
-            revocation: hook.map { UserRevocation(secret: $0.secret, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
+            revocation: hook.map { UserRevocation(secrets: $0.secrets, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
             securityEvents: securityEvents, accountActions: actions, nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache
         )
     }

@@ -124,6 +124,22 @@ final class BridgeProcess: @unchecked Sendable {
         return port
     }
 
+    /// The admin port (docs/operations.md#the-admin-port) and the public one, told apart by the admin listener's own line.
+    func waitForPorts() async throws -> (public: Int, admin: Int) {
+        let adminLine = try await waitForLine { $0.contains("admin port listening") }
+        guard let range = adminLine.range(of: #""port":"(\d+)""#, options: .regularExpression),
+              let admin = Int(adminLine[range].filter(\.isNumber))
+        else { throw HarnessError("no port in: \(adminLine)") }
+        let publicLine = try await waitForLine { line in
+            line.contains("Server started and listening on") && !line.contains("127.0.0.1:\(admin)\"")
+                && !line.hasSuffix("127.0.0.1:\(admin)")
+        }
+        guard let range = publicLine.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let port = Int(publicLine[range].split(separator: ":").last ?? "")
+        else { throw HarnessError("no port in: \(publicLine)") }
+        return (port, admin)
+    }
+
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
@@ -145,6 +161,8 @@ struct OpsConfigFile {
     var serviceAccountFile: String
     var graceSeconds = 5
     var port = 0
+    /// `server.admin_port` (docs/operations.md#the-admin-port); none when nil.
+    var adminPort: Int?
     var extra = ""
 
     func yaml() -> String {
@@ -153,6 +171,7 @@ struct OpsConfigFile {
           host: 127.0.0.1
           port: \(port)
           shutdown_grace_seconds: \(graceSeconds)
+          admin_port: \(adminPort.map(String.init) ?? "~")
         kakao:
           app_id: \(appID)
           api_base_url: \(kakaoURL)

@@ -11,8 +11,9 @@ package final class LoginHook: Sendable {
         package var claims: JSONValue
     }
 
-    /// `hook.secret`: what the backend sends as `Authorization: Bearer`; `POST /v1/users/revoke` takes it too.
-    package let secret: [UInt8]
+    /// `hook.secret`: what the backend may send as `Authorization: Bearer`, any one of them during a rotation
+    /// (docs/configuration.md#rotating-the-hook-secret); `POST /v1/users/revoke` takes them too.
+    package let secrets: [[UInt8]]
     /// `rate_limit.hook_per_minute`.
     package let perMinute: Int
     /// Google's certificates are fetched at start (`KeyPrefetchService`) and checked by `/readyz` through it.
@@ -22,8 +23,8 @@ package final class LoginHook: Sendable {
     /// The Kakao token is verified as a login verifies it.
     let login: LoginFlow
 
-    init(secret: [UInt8], perMinute: Int, idTokens: IDTokenVerifier, revocation: RevocationCheck?, login: LoginFlow) {
-        self.secret = secret
+    init(secrets: [[UInt8]], perMinute: Int, idTokens: IDTokenVerifier, revocation: RevocationCheck?, login: LoginFlow) {
+        self.secrets = secrets
         self.perMinute = perMinute
         self.idTokens = idTokens
         self.revocation = revocation

@@ -5,8 +5,8 @@ import Upstreams
 /// the user's `validSince` to now, so every refresh token issued before stops working and `hook.check_revoked` refuses
 /// the older ID tokens. Present with the hook, whose secret authenticates it.
 package struct UserRevocation: Sendable {
-    /// `hook.secret`, as the hook's.
-    package let secret: [UInt8]
+    /// `hook.secret`, as the hook's: any one of them.
+    package let secrets: [[UInt8]]
     /// `rate_limit.hook_per_minute`, shared with the hook.
     package let perMinute: Int
     let admin: FirebaseAdmin

@@ -22,9 +22,9 @@ public final class KakaoVerificationCache: KakaoVerifying {
     private let state: Mutex<VerificationTable>
     private let flights = SingleFlight<TokenDigest, Result<VerifiedKakaoToken, Problem>>()
     // Resolved once: looking a metric up in the registry per request costs a lock and a hash of its labels.
-    private let hits = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "hit")])
-    private let misses = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "miss")])
-    private let shared = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", "kakao"), ("result", "shared")])
+    private let hits = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", "kakao"), ("result", "hit")])
+    private let misses = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", "kakao"), ("result", "miss")])
+    private let shared = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", "kakao"), ("result", "shared")])
 
     public init(
         wrapping inner: any KakaoVerifying, ttlSeconds: Int, maxEntries: Int = defaultMaxEntries, clock: UnixClock = .system,

@@ -237,7 +237,7 @@ final class SyncMeters: Sendable {
 
     init() {
         counters = UserSync.Outcome.allCases.map {
-            Counter(label: "kakao_bridge_user_sync_total", dimensions: [("outcome", $0.rawValue)])
+            Counter(label: MetricName.userSync.rawValue, dimensions: [("outcome", $0.rawValue)])
         }
     }
 

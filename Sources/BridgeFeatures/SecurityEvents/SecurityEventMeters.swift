@@ -1,3 +1,4 @@
+import BridgeSupport
 import Metrics
 import Synchronization
 
@@ -14,7 +15,7 @@ public final class SecurityEventMeters: Sendable {
         let key = event + " " + outcome
         let counter = counters.withLock { counters in
             if let counter = counters[key] { return counter }
-            let counter = Counter(label: "kakao_bridge_security_events_total", dimensions: [("event", event), ("outcome", outcome)])
+            let counter = Counter(label: MetricName.securityEvents.rawValue, dimensions: [("event", event), ("outcome", outcome)])
             counters[key] = counter
             return counter
         }

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Metrics
 import StateStore
 
@@ -12,19 +13,19 @@ public final class UnlinkMeters: Sendable {
 
     private let calls: [String: Counter]
     private let steps: [String: Counter]
-    private let pending = Gauge(label: "kakao_bridge_unlink_events", dimensions: [("state", "pending")])
-    private let failed = Gauge(label: "kakao_bridge_unlink_events", dimensions: [("state", "failed")])
+    private let pending = Gauge(label: MetricName.unlinkEvents.rawValue, dimensions: [("state", "pending")])
+    private let failed = Gauge(label: MetricName.unlinkEvents.rawValue, dimensions: [("state", "failed")])
 
     public init() {
         var calls: [String: Counter] = [:]
         for outcome in AccountActions.Outcome.allCases {
-            calls[outcome.rawValue] = Counter(label: "kakao_bridge_unlink_total", dimensions: [("outcome", outcome.rawValue)])
+            calls[outcome.rawValue] = Counter(label: MetricName.unlinkCalls.rawValue, dimensions: [("outcome", outcome.rawValue)])
         }
         var steps: [String: Counter] = [:]
         for step in UnlinkStep.allCases {
             for outcome in StepOutcome.allCases {
                 steps[step.rawValue + outcome.rawValue] = Counter(
-                    label: "kakao_bridge_unlink_steps_total", dimensions: [("step", step.rawValue), ("outcome", outcome.rawValue)]
+                    label: MetricName.unlinkSteps.rawValue, dimensions: [("step", step.rawValue), ("outcome", outcome.rawValue)]
                 )
             }
         }

@@ -16,6 +16,14 @@ public struct BridgeConfig: Sendable, Equatable {
         public var maxConnectionsPerClient = 0
         /// How long a new connection may stay silent before its first request byte; then it is closed.
         public var firstRequestTimeoutSeconds = 5
+        /// A second listener for `/healthz`, `/readyz` and `/metrics` (the public one then answers them 404); `nil`: none,
+        /// they are served on the public port (docs/operations.md#the-admin-port).
+        public var adminPort: Int?
+        /// Where the admin listener listens; loopback unless the probes and the scrape come from elsewhere (a pod's IP).
+        public var adminHost = "127.0.0.1"
+        /// Web origins that may call the token exchange and the nonce route from a browser (CORS), matched exactly;
+        /// empty: none (docs/api.md#web-clients-cors).
+        public var corsOrigins: [String] = []
         public init() {}
     }
 
@@ -109,11 +117,19 @@ public struct BridgeConfig: Sendable, Equatable {
     }
 
     public struct Hook: Sendable, Equatable {
-        /// Empty switches `POST /v1/login-complete` off. A secret: never logged or echoed.
-        public var secret = ""
+        /// Empty switches `POST /v1/login-complete` off. Secrets: never logged or echoed. More than one during a rotation:
+        /// each is accepted from the backend; the first is the one the service sends (docs/configuration.md#rotating-the-hook-secret).
+        public var secrets: [String] = []
         /// As `verifyIdToken(token, true)`: the user is looked up and a revoked session or disabled user refused.
         public var checkRevoked = false
         public init() {}
+
+        /// The first secret: the one the service sends on its own calls to the backend; empty when the hook is off.
+        /// Setting it replaces the list with this one secret.
+        public var secret: String {
+            get { secrets.first ?? "" }
+            set { secrets = newValue.isEmpty ? [] : [newValue] }
+        }
     }
 
     public struct Legacy: Sendable, Equatable {

@@ -6,6 +6,8 @@ package struct ConfigKey {
     package enum Field {
         case string(WritableKeyPath<BridgeConfig, String>)
         case int(WritableKeyPath<BridgeConfig, Int>)
+        /// An integer, or nothing (empty, `~`): a setting that is off unless given (`server.admin_port`).
+        case optionalInt(WritableKeyPath<BridgeConfig, Int?>)
         case int64(WritableKeyPath<BridgeConfig, Int64>)
         case number(WritableKeyPath<BridgeConfig, Double>)
         case bool(WritableKeyPath<BridgeConfig, Bool>)
@@ -54,6 +56,9 @@ package struct ConfigKey {
             ConfigKey("server.max_connections", .int(\.server.maxConnections)),
             ConfigKey("server.max_connections_per_client", .int(\.server.maxConnectionsPerClient)),
             ConfigKey("server.first_request_timeout_seconds", .int(\.server.firstRequestTimeoutSeconds)),
+            ConfigKey("server.admin_port", .optionalInt(\.server.adminPort)),
+            ConfigKey("server.admin_host", .string(\.server.adminHost)),
+            ConfigKey("server.cors_origins", .stringList(\.server.corsOrigins)),
             ConfigKey("kakao.app_id", .int64(\.kakao.appID)),
             ConfigKey("kakao.api_base_url", .string(\.kakao.apiBaseURL)),
             ConfigKey("kakao.uid_prefix", .string(\.kakao.uidPrefix)),
@@ -91,7 +96,8 @@ package struct ConfigKey {
             ConfigKey("backend.login_complete_url", .string(\.backend.loginCompleteURL)),
             ConfigKey("backend.unlink_url", .string(\.backend.unlinkURL)),
             ConfigKey("backend.events_url", .string(\.backend.eventsURL)),
-            ConfigKey("hook.secret", .string(\.hook.secret), secret: true),
+            // A list during a rotation (docs/configuration.md#rotating-the-hook-secret).
+            ConfigKey("hook.secret", .stringList(\.hook.secrets), secret: true),
             ConfigKey("hook.secret_file", .secretFile(of: "hook.secret")),
             ConfigKey("hook.check_revoked", .bool(\.hook.checkRevoked)),
             ConfigKey("legacy.enabled", .bool(\.legacy.enabled)),
@@ -132,6 +138,16 @@ extension ConfigKey {
             guard case .text(let text) = raw, let value = Int(ConfigText.trimmed(text)) else {
                 return [mismatch("an integer", raw)]
             }
+            config[keyPath: keyPath] = value
+        case .optionalInt(let keyPath):
+            guard case .text(let text) = raw else { return [mismatch("an integer", raw)] }
+            let trimmed = ConfigText.trimmed(text)
+            // Empty is "not set", as `~` is: `BRIDGE_SERVER_ADMIN_PORT=` turns a file's value off.
+            if trimmed.isEmpty {
+                config[keyPath: keyPath] = nil
+                return []
+            }
+            guard let value = Int(trimmed) else { return [mismatch("an integer", raw)] }
             config[keyPath: keyPath] = value
         case .int64(let keyPath):
             guard case .text(let text) = raw, let value = Int64(ConfigText.trimmed(text)) else {

@@ -141,7 +141,14 @@ private struct Reader {
 
     /// Tells `secrets` about a secret's value or its `_file` key, once the value was read.
     private mutating func noteSecret(_ key: ConfigKey, _ raw: RawConfigValue, variable: String?) {
-        guard case .text(let text) = raw else { return }
+        let text: String
+        switch raw {
+        case .text(let value): text = value
+        // A list of secrets (`hook.secret` during a rotation) is given like one: written in the file, it falls under the
+        // file's mode rule.
+        case .list(let items): text = items.joined()
+        case .null, .unsupported: return
+        }
         if case .secretFile(let secret) = key.field {
             secrets.file(secret, text, label: label(key.path), variable: variable)
         } else if key.isSecret {

@@ -45,6 +45,16 @@ package enum ConfigValidation {
         range(server.maxConnections, 1...1_000_000, "server.max_connections")
         range(server.maxConnectionsPerClient, 0...1_000_000, "server.max_connections_per_client", " (0 is a quarter of server.max_connections)")
         range(server.firstRequestTimeoutSeconds, 1...600, "server.first_request_timeout_seconds")
+        if let adminPort = server.adminPort {
+            range(adminPort, 0...65535, "server.admin_port", " (0 picks a free port)")
+            check(adminPort == 0 || adminPort != server.port, "server.admin_port",
+                  "must differ from server.port (\(server.port)): the probes and /metrics get a listener of their own")
+            check(!ConfigText.trimmed(server.adminHost).isEmpty, "server.admin_host",
+                  "must not be empty (the address the admin port listens on, e.g. 127.0.0.1, or 0.0.0.0 in a pod)")
+        }
+        for origin in server.corsOrigins {
+            if let problem = WebOrigin.problem(origin) { issues.append(ConfigIssue(path: "server.cors_origins", message: problem)) }
+        }
 
         let kakao = config.kakao
         if kakao.appID == 0 {
@@ -112,8 +122,7 @@ package enum ConfigValidation {
         check(!config.linking.byVerifiedEmail || firebase.userSync != .off, "linking.by_verified_email",
               "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
 
-        check(config.hook.secret.isEmpty || config.hook.secret.utf8.count >= 32, "hook.secret",
-              "must be at least 32 bytes, or empty to turn the hook off (generate one with `openssl rand -hex 32`)")
+        hookSecretIssues(config.hook.secrets, check: check)
 
         range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
         atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")
@@ -178,6 +187,21 @@ package enum ConfigValidation {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && text.utf8.count <= 254
             && !text.contains(where: { $0.isWhitespace || "/?#%:".contains($0) })
+    }
+
+    /// docs/configuration.md#rotating-the-hook-secret: one secret, or a list of them during a rotation, each at least 32
+    /// bytes. Entries are named by their place in the list, never by their value.
+    package static func hookSecretIssues(_ secrets: [String], check: (Bool, String, @autoclosure () -> String) -> Void) {
+        guard secrets.count > 1 else {
+            check(secrets.allSatisfy { $0.utf8.count >= 32 }, "hook.secret",
+                  "must be at least 32 bytes, or empty to turn the hook off (generate one with `openssl rand -hex 32`)")
+            return
+        }
+        for (index, secret) in secrets.enumerated() {
+            check(secret.utf8.count >= 32, "hook.secret",
+                  "entry \(index + 1) of \(secrets.count) must be at least 32 bytes, as every secret of the list (generate one with `openssl rand -hex 32`)")
+        }
+        check(Set(secrets).count == secrets.count, "hook.secret", "lists the same secret more than once")
     }
 
     /// docs/configuration.md#keys, `state.*`: every problem of the URL; a password only with PostgreSQL.

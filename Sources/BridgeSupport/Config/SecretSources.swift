@@ -41,14 +41,14 @@ package struct SecretSources {
     package func read(into config: inout BridgeConfig, keys: [ConfigKey]) -> Outcome {
         var outcome = Outcome()
         for key in keys {
-            guard let file = files[key.path], case .string(let keyPath) = key.field else { continue }
+            guard let file = files[key.path] else { continue }
             var problems: [String] = []
             if let source = values[key.path] {
                 problems.append("\(key.path): given both as a value (\(source)) and as a file (\(file.label)); give it one way")
             }
             switch Self.read(file.path) {
             case .success(let secret):
-                if problems.isEmpty { config[keyPath: keyPath] = secret }
+                if problems.isEmpty { Self.store(secret, in: key.field, of: &config) }
             case .failure(let refusal):
                 problems.append("\(file.label): \(refusal.reason)")
             }
@@ -60,6 +60,20 @@ package struct SecretSources {
             }
         }
         return outcome
+    }
+
+    /// A file of a secret that may be a list (`hook.secret` during a rotation) holds one per line (`\n` or `\r\n`); blank
+    /// lines are skipped.
+    private static func store(_ secret: String, in field: ConfigKey.Field, of config: inout BridgeConfig) {
+        switch field {
+        case .string(let keyPath):
+            config[keyPath: keyPath] = secret
+        case .stringList(let keyPath):
+            // `\r\n` is one `Character`, a newline like `\n`.
+            config[keyPath: keyPath] = secret.split(whereSeparator: \.isNewline).map(String.init)
+        default:
+            break
+        }
     }
 
     package struct Refusal: Error {

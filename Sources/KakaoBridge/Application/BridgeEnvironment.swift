@@ -21,6 +21,8 @@ public struct BridgeEnvironment: Sendable {
     public var clock: UnixClock
     /// Called with the bound port once the server listens (tests bind port 0).
     public var onServerRunning: @Sendable (Int) async -> Void
+    /// The same for the admin port, when `server.admin_port` is set.
+    public var onAdminRunning: @Sendable (Int) async -> Void = { _ in }
     /// `nil` when the configuration did not come from a file (tests, sandbox): SIGHUP is then ignored.
     public var reload: Reload?
     /// What the features keep beyond one request: the state store and this process's side of it; outlives reloads.

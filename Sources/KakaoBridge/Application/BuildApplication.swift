@@ -49,11 +49,22 @@ public func buildApplication(
             await UnlinkQueueWorker(shared: shared, logger: logger) { holder.current?.accountActions }.run()
         },
     ]
+    // docs/operations.md#the-admin-port: with an admin port the probes and the scrape move there, and the public port
+    // answers them 404.
+    let admin = config.server.adminPort.map { port in
+        AdminListener(
+            responder: buildRouter(holder: holder, storeHealth: shared.health, listeners: [.admin]).buildResponder(),
+            server: guardedHTTP1(config.server, holder: holder),
+            configuration: ServerConfiguration(address: .hostname(config.server.adminHost, port: port), serverName: nil),
+            onRunning: environment.onAdminRunning
+        )
+    }
+    let publicListeners: Set<Route.Listener> = admin == nil ? [.public, .admin] : [.public]
     let application = Application(
         responder: LoginAdmission(
-            inner: buildRouter(holder: holder, storeHealth: shared.health).buildResponder(),
+            inner: buildRouter(holder: holder, storeHealth: shared.health, listeners: publicListeners).buildResponder(),
             queue: AdmissionQueue(
-                limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: "kakao_bridge_logins_waiting")
+                limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: MetricName.loginsWaiting.rawValue)
             )
         ),
         server: guardedHTTP1(config.server, holder: holder),
@@ -62,7 +73,7 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger
     )
-    return BridgeApplication(inner: application, holder: holder)
+    return BridgeApplication(inner: application, holder: holder, admin: admin)
 }
 
 /// The service's first log line: what it talks to. With the Auth Emulator this line says so before anything else, as the

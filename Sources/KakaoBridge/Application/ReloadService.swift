@@ -103,6 +103,8 @@ struct ReloadService: Service, CustomStringConvertible {
         if old.server.maxConnections != new.server.maxConnections { keys.append("server.max_connections") }
         if old.server.maxConnectionsPerClient != new.server.maxConnectionsPerClient { keys.append("server.max_connections_per_client") }
         if old.server.firstRequestTimeoutSeconds != new.server.firstRequestTimeoutSeconds { keys.append("server.first_request_timeout_seconds") }
+        if old.server.adminPort != new.server.adminPort { keys.append("server.admin_port") }
+        if old.server.adminHost != new.server.adminHost { keys.append("server.admin_host") }
         if old.log.level != new.log.level { keys.append("log.level") }
         if old.log.format != new.log.format { keys.append("log.format") }
         // The store is opened once, at start (docs/operations.md#shared-state).

@@ -16,6 +16,8 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
     let inner: Application<Responder>
     /// The live state: tests and `serve` reach readiness and reload through it.
     public let holder: FeatureHolder
+    /// The probes' and the scrape's own listener, when `server.admin_port` is set.
+    let admin: AdminListener?
 
     /// ServiceLifecycle logs services by description; keep it to a name.
     public var description: String { "kakao-bridge" }
@@ -63,8 +65,10 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
         } onServerRunning: { channel in
             await inner.onServerRunning(channel)
         }
-        // Last in, first out: the server stops before the services it may still be using.
-        try await ServiceGroup(configuration: .init(services: services + [server], logger: logger)).run()
+        // Last in, first out: the public server stops before the admin listener, which answers `/readyz` 503 while the
+        // public one drains, and both before the services they may still be using.
+        let adminServer = try admin.map { [try $0.buildServer(eventLoopGroup: eventLoopGroup, logger: logger, dates: dates)] } ?? []
+        try await ServiceGroup(configuration: .init(services: services + adminServer + [server], logger: logger)).run()
     }
 }
 

@@ -9,16 +9,17 @@ public enum BridgeMetrics {
     /// Call before the first request so that metrics created early are not bound to the no-op backend.
     public static func bootstrap() { _ = bootstrapped }
 
+    /// Buckets below 5 ms matter: a cached token exchange answers in far less.
+    static let durationBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+
     private static let bootstrapped: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        // Buckets below 5 ms matter: a cached token exchange answers in far less.
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
-            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
-            .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
-        ]
-        MetricsSystem.bootstrap(factory)
+        // Every metric with its `# HELP` line (`DescribedMetricsFactory`).
+        MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry, durationBuckets: durationBuckets))
         BuildInfoMetric.register(in: registry)
         return registry
     }()
@@ -26,5 +27,10 @@ public enum BridgeMetrics {
     /// Prometheus text exposition format 0.0.4.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    static func render() -> [UInt8] { registry.emitToBuffer() }
+    /// The registry's metrics, then the process's, read now (`ProcessMetrics`): no thread samples them in between.
+    static func render() -> [UInt8] {
+        var text = registry.emitToBuffer()
+        ProcessMetrics.sample().render(into: &text)
+        return text
+    }
 }

@@ -1,3 +1,4 @@
+import BridgeSupport
 import BuildVersion
 import Prometheus
 
@@ -5,12 +6,12 @@ import Prometheus
 /// (docs/operations.md#versions), so a dashboard can join any metric to the version behind it during a rollout.
 /// Its labels are the build's constants, never anything a request brings.
 enum BuildInfoMetric {
-    static let name = "kakao_bridge_build_info"
+    static let name = MetricName.buildInfo.rawValue
 
     static func register(in registry: PrometheusCollectorRegistry) {
         registry.makeGauge(
             name: name, labels: [("version", BuildVersion.version), ("commit", BuildVersion.commit)],
-            help: "The release and the commit of this build; always 1."
+            help: MetricName.buildInfo.help
         ).set(to: 1.0)
     }
 }

@@ -11,7 +11,7 @@ import Upstreams
 /// not exempt (`charge`).
 struct ClientRateLimit: Sendable {
     let limiter = RateLimiter()
-    private let limited = Counter(label: "kakao_bridge_rate_limited_total", dimensions: [("limit", "client")])
+    private let limited = Counter(label: MetricName.rateLimited.rawValue, dimensions: [("limit", "client")])
 
     /// Takes from the client's bucket, or refuses the request.
     func check(_ context: BridgeRequestContext, perMinute: Int) throws(Problem) {
@@ -62,7 +62,7 @@ extension ClientRateLimit {
 /// secret was checked (a stranger cannot spend it).
 struct HookRateLimit: Sendable {
     let limiter = RateLimiter(maxClients: 4)
-    private let limited = Counter(label: "kakao_bridge_rate_limited_total", dimensions: [("limit", "hook")])
+    private let limited = Counter(label: MetricName.rateLimited.rawValue, dimensions: [("limit", "hook")])
 
     func take(perMinute: Int) throws(Problem) {
         guard perMinute > 0 else { return }

@@ -5,9 +5,10 @@ import Upstreams
 
 /// What every request goes through on its way to its route, in order: an id (`RequestIDs`), the real client
 /// (`ClientAddress`), the in-flight gauge, the path's one spelling (`CanonicalPath`), the client's rate limit
-/// (`ClientRateLimit`); and on its way back: a refused unlink-webhook call charged to that limit
-/// (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`), then the metrics (`RequestMetrics`) and
-/// the access line (`AccessLog`), so that they see the status the client gets, and the id in the answer.
+/// (`ClientRateLimit`), a browser's preflight answered (`CrossOriginAccess`); and on its way back: a refused
+/// unlink-webhook call charged to that limit (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`),
+/// then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that they see the status the client gets,
+/// and the id and a listed web origin's CORS headers in the answer.
 ///
 /// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
 /// holds while it waits on Kakao (docs/benchmarks.md#memory-and-speed-rules-in-the-code). Each step is
@@ -31,7 +32,11 @@ struct EdgeMiddleware: RouterMiddleware {
         do {
             try Self.requireCanonical(request)
             try rateLimit.check(context, perMinute: features?.config.rateLimit.perClientPerMinute ?? 0)
-            response = try await next(request, context)
+            if let preflight = Self.preflight(request, context, features) {
+                response = preflight
+            } else {
+                response = try await next(request, context)
+            }
         } catch {
             // The features are read again rather than kept across the await: nothing more is held in this frame per request.
             let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
@@ -51,6 +56,12 @@ struct EdgeMiddleware: RouterMiddleware {
         return context
     }
 
+    /// After the rate limit: a browser's preflight from a listed origin is answered here (`CrossOriginAccess`).
+    @inline(never)
+    private static func preflight(_ request: Request, _ context: Context, _ features: Features?) -> Response? {
+        CrossOriginAccess.preflight(request, context, origins: features?.config.server.corsOrigins ?? [])
+    }
+
     /// Before the rate limit: another spelling of a route is no route (`CanonicalPath`).
     @inline(never)
     private static func requireCanonical(_ request: Request) throws(Problem) {
@@ -63,6 +74,12 @@ struct EdgeMiddleware: RouterMiddleware {
         accessLog.log(request, context, status: response.status.code, since: start)
         var response = response
         response.headers[.xRequestID] = context.requestID
+        // Only a request that names an origin pays for reading the list (the features are not kept across the await).
+        if request.headers[.origin] != nil,
+           let origin = CrossOriginAccess.allowedOrigin(request, context, origins: holder.current?.config.server.corsOrigins ?? [])
+        {
+            CrossOriginAccess.allow(&response, origin: origin)
+        }
         return response
     }
 }

@@ -79,7 +79,7 @@ public struct LoginAdmission: HTTPResponder {
     }
 
     @inline(never)
-    private static func lastResort(_ error: any Error, logger: Logger) throws -> Response {
+    static func lastResort(_ error: any Error, logger: Logger) throws -> Response {
         if let error = error as? HTTPParserError { throw error }
         logger.debug("unhandled error", metadata: ["error_type": "\(type(of: error))"])
         return Response(status: .internalServerError)

@@ -1,3 +1,4 @@
+import BridgeSupport
 import Hummingbird
 import Metrics
 import Synchronization
@@ -6,7 +7,7 @@ import Synchronization
 /// after `ProblemAnswer`, so that the status is the one the client receives.
 struct RequestMetrics: Sendable {
     /// Created after `BridgeMetrics.bootstrap()`, so it is bound to the Prometheus registry rather than the no-op backend.
-    private let inFlight = Meter(label: "kakao_bridge_requests_in_flight")
+    private let inFlight = Meter(label: MetricName.requestsInFlight.rawValue)
     private let meters = RequestMeters()
 
     func started() { inFlight.increment() }
@@ -41,8 +42,8 @@ final class RequestMeters: Sendable {
         if let known = made.withLock({ $0[key] }) { return known }
         let dimensions = [("route", route), ("method", method), ("status", String(status))]
         let fresh = Meters(
-            requests: Counter(label: "kakao_bridge_requests_total", dimensions: dimensions),
-            duration: Timer(label: "kakao_bridge_request_duration_seconds", dimensions: dimensions)
+            requests: Counter(label: MetricName.requests.rawValue, dimensions: dimensions),
+            duration: Timer(label: MetricName.requestDuration.rawValue, dimensions: dimensions)
         )
         return made.withLock { table in
             if let raced = table[key] { return raced }

@@ -32,6 +32,19 @@ enum AuthorizationHeader {
         guard !secret.isEmpty, case .credentials(let offered) = read(request, scheme: scheme) else { return false }
         return constantTimeEquals(Array(offered.utf8), secret)
     }
+
+    /// Whether the request carries any of `secrets` under `scheme` (a secret being rotated: docs/configuration.md#rotating-the-hook-secret).
+    /// Every one is compared, in constant time, whichever matches: the time taken does not say which one did.
+    static func carries(_ request: Request, scheme: Scheme, anyOf secrets: [[UInt8]]) -> Bool {
+        guard case .credentials(let credentials) = read(request, scheme: scheme) else { return false }
+        let offered = Array(credentials.utf8)
+        var matched = false
+        for secret in secrets where !secret.isEmpty {
+            // The comparison first: `||` would skip it once a secret has matched.
+            matched = constantTimeEquals(offered, secret) || matched
+        }
+        return matched
+    }
 }
 
 /// Reads `Authorization: Bearer <token>`: the one way the service accepts credentials.

@@ -4,9 +4,10 @@ import Hummingbird
 import Upstreams
 
 /// Every route of the service, declared once (docs/api.md): its path (the template the router matches, and the
-/// `route` label of metrics and access lines), its methods, how it gets past the server loop, and what the per-client
-/// rate limit does with it. The router (`buildRouter`), the admission gate (`LoginAdmission`), the rate limiter
-/// (`ClientRateLimit`) and the metrics all read this table, so a new route is one new case here.
+/// `route` label of metrics and access lines), its methods, how it gets past the server loop, what the per-client
+/// rate limit does with it, which listener serves it and whether browsers of other origins may call it. The router
+/// (`buildRouter`), the admission gate (`LoginAdmission`), the rate limiter (`ClientRateLimit`), the cross-origin step
+/// (`CrossOrigin`) and the metrics all read this table, so a new route is one new case here.
 enum Route: String, CaseIterable, Sendable {
     case tokenExchange = "/v1/token-exchange"
     /// Fixed paths under `/v1/kakao/` before the legacy route's template: never taken for a token, on or off.
@@ -40,6 +41,22 @@ enum Route: String, CaseIterable, Sendable {
         case refusalsCharged
     }
 
+    /// Which listener serves a route once `server.admin_port` is set (docs/operations.md#the-admin-port); until then
+    /// the public one serves them all.
+    enum Listener: Sendable, CaseIterable {
+        case `public`
+        /// The probes and the scrape: the public port then answers them 404, as it answers any path it does not serve.
+        case admin
+    }
+
+    /// Whether browsers may call the route from the web origins of `server.cors_origins` (docs/api.md#web-clients-cors).
+    enum CrossOrigin: Sendable {
+        /// Its answers carry `Access-Control-Allow-Origin` for a listed origin, and a preflight is answered.
+        case allowed
+        /// No CORS header, ever: a browser page of another origin cannot read its answers.
+        case sameOriginOnly
+    }
+
     var path: String { rawValue }
 
     var methods: [HTTPRequest.Method] {
@@ -64,6 +81,22 @@ enum Route: String, CaseIterable, Sendable {
         case .kakaoUnlink: .refusalsCharged
         // Kakao's SETs prove themselves by signature, and Kakao must never be told to back off.
         case .kakaoEvents, .loginComplete, .revoke, .healthz, .readyz, .metrics: .exempt
+        }
+    }
+
+    var listener: Listener {
+        switch self {
+        case .healthz, .readyz, .metrics: .admin
+        case .tokenExchange, .kakaoNonce, .kakaoUnlink, .kakaoEvents, .legacy, .loginComplete, .revoke: .public
+        }
+    }
+
+    /// What a web app calls: the exchange, and the nonce its Kakao login needs first. The legacy route carries the token in
+    /// its path; the others are called by servers.
+    var crossOrigin: CrossOrigin {
+        switch self {
+        case .tokenExchange, .kakaoNonce: .allowed
+        case .kakaoUnlink, .kakaoEvents, .legacy, .loginComplete, .revoke, .healthz, .readyz, .metrics: .sameOriginOnly
         }
     }
 
@@ -106,21 +139,28 @@ extension Router where Context == BridgeRequestContext {
     }
 }
 
-/// Every route and its controller, each controller given the one feature it uses, read from the current set per request.
-/// Which routes wait their turn, which the rate limit skips and the metric labels are the route table's (`Route`).
-func buildRouter(holder: FeatureHolder, storeHealth: StoreHealth = StoreHealth()) -> Router<BridgeRequestContext> {
+/// Every route of `listeners` and its controller, each controller given the one feature it uses, read from the current
+/// set per request. Which routes wait their turn, which the rate limit skips, which listener serves them and the metric
+/// labels are the route table's (`Route`).
+func buildRouter(
+    holder: FeatureHolder, storeHealth: StoreHealth = StoreHealth(), listeners: Set<Route.Listener> = Set(Route.Listener.allCases)
+) -> Router<BridgeRequestContext> {
     let router = Router(context: BridgeRequestContext.self)
     router.add(middleware: EdgeMiddleware(holder: holder))
-    let hookLimit = HookRateLimit()
-    TokenExchangeController(login: holder.live { $0.login }).register(on: router)
-    // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
-    UnlinkController(unlink: holder.live { $0.unlink }).register(on: router)
-    SecurityEventController(events: holder.live { $0.securityEvents }).register(on: router)
-    KakaoNonceController(nonces: holder.live { $0.nonces }).register(on: router)
-    LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
-    LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)
-    RevokeController(revocation: holder.live { $0.revocation }, hookLimit: hookLimit).register(on: router)
-    HealthController(holder: holder, storeHealth: storeHealth).register(on: router)
-    MetricsEndpoint().register(on: router)
+    if listeners.contains(.public) {
+        let hookLimit = HookRateLimit()
+        TokenExchangeController(login: holder.live { $0.login }).register(on: router)
+        // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
+        UnlinkController(unlink: holder.live { $0.unlink }).register(on: router)
+        SecurityEventController(events: holder.live { $0.securityEvents }).register(on: router)
+        KakaoNonceController(nonces: holder.live { $0.nonces }).register(on: router)
+        LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
+        LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)
+        RevokeController(revocation: holder.live { $0.revocation }, hookLimit: hookLimit).register(on: router)
+    }
+    if listeners.contains(.admin) {
+        HealthController(holder: holder, storeHealth: storeHealth).register(on: router)
+        MetricsEndpoint().register(on: router)
+    }
     return router
 }

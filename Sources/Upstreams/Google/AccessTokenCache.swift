@@ -37,8 +37,8 @@ package final class AccessTokenCache: Sendable {
     private let clock: UnixClock
     private let held = Mutex<Held?>(nil)
     private let flights = SingleFlight<Int, Result<String, Problem>>()
-    private let fetched = Counter(label: "kakao_bridge_access_token_fetches_total", dimensions: [("outcome", "ok")])
-    private let failed = Counter(label: "kakao_bridge_access_token_fetches_total", dimensions: [("outcome", "failed")])
+    private let fetched = Counter(label: MetricName.accessTokenFetches.rawValue, dimensions: [("outcome", "ok")])
+    private let failed = Counter(label: MetricName.accessTokenFetches.rawValue, dimensions: [("outcome", "failed")])
 
     package init(fetching fetcher: any GoogleAccessTokenFetching, account: ServiceAccount, clock: UnixClock) {
         self.source = .google(fetcher, account)

@@ -86,7 +86,7 @@ package final class AdminMeters: Sendable {
         for operation in FirebaseAdmin.Operation.allCases {
             for outcome in FirebaseAdmin.Outcome.allCases {
                 counters[operation.rawValue + "/" + outcome.rawValue] = Counter(
-                    label: "kakao_bridge_firebase_admin_calls_total",
+                    label: MetricName.firebaseAdminCalls.rawValue,
                     dimensions: [("operation", operation.rawValue), ("outcome", outcome.rawValue)]
                 )
             }

@@ -63,6 +63,7 @@ public struct BridgeUpstreams: Sendable {
             certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
+            // The notices carry the first of `hook.secret`'s secrets (docs/configuration.md#rotating-the-hook-secret).
             unlinkNotifier: BackendNoticeClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
             kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
             metadata: MetadataServerClient(upstream: upstream(.metadata), baseURL: config.firebase.effectiveMetadataURL),

@@ -95,8 +95,8 @@ package final class PublicKeyCache: Sendable {
         self.policy = policy
         self.clock = clock
         self.logger = logger
-        hits = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", metricLabel), ("result", "hit")])
-        misses = Counter(label: "kakao_bridge_cache_total", dimensions: [("cache", metricLabel), ("result", "miss")])
+        hits = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", metricLabel), ("result", "hit")])
+        misses = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", metricLabel), ("result", "miss")])
     }
 
     /// Fetched successfully at least once (readiness).

@@ -18,10 +18,10 @@ package final class UpstreamMeters: Sendable {
 
     package init(upstream: String) {
         counters = Outcome.allCases.map {
-            Counter(label: "kakao_bridge_upstream_calls_total", dimensions: [("upstream", upstream), ("outcome", $0.rawValue)])
+            Counter(label: MetricName.upstreamCalls.rawValue, dimensions: [("upstream", upstream), ("outcome", $0.rawValue)])
         }
         timers = Outcome.allCases.map {
-            Timer(label: "kakao_bridge_upstream_duration_seconds", dimensions: [("upstream", upstream), ("outcome", $0.rawValue)])
+            Timer(label: MetricName.upstreamDuration.rawValue, dimensions: [("upstream", upstream), ("outcome", $0.rawValue)])
         }
     }
 

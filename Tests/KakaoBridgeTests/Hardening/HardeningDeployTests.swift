@@ -65,6 +65,33 @@ import Testing
         }
     }
 
+    /// docs/operations.md#the-admin-port: the ConfigMap's admin port is the container port the probes and the scrape
+    /// annotation name, and the Service does not expose it.
+    @Test func kubernetesProbesAndScrapesTheAdminPortOfTheConfigMap() throws {
+        func read(_ name: String) throws -> String {
+            try String(contentsOf: Self.root.appendingPathComponent("deploy/kubernetes/" + name), encoding: .utf8)
+        }
+        let (config, deployment, service) = (try read("configmap.yaml"), try read("deployment.yaml"), try read("service.yaml"))
+        let adminPort = try #require(Self.value(of: "admin_port", in: config))
+        #expect(Self.value(of: "admin_host", in: config) == "0.0.0.0", "the kubelet and Prometheus connect to the pod's IP")
+        #expect(deployment.contains("- {name: admin, containerPort: \(adminPort), protocol: TCP}"))
+        #expect(Self.value(of: "prometheus.io/port", in: deployment) == "\"\(adminPort)\"")
+        for probe in ["startupProbe", "livenessProbe", "readinessProbe"] {
+            let block = try #require(deployment.components(separatedBy: probe + ":").dropFirst().first)
+            #expect(block.split(separator: "\n").first?.contains("port: admin}") == true, "\(probe)")
+        }
+        #expect(!service.contains("admin") && !service.contains(adminPort))
+    }
+
+    /// The value after `key:` on the first line that has it, without surrounding blanks.
+    static func value(of key: String, in text: String) -> String? {
+        text.split(separator: "\n").lazy.compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix(key + ":") else { return nil }
+            return trimmed.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
+        }.first
+    }
+
     @Test func kubernetesTrustsOnlyTheIngressControllersRange() throws {
         let config = try String(contentsOf: Self.root.appendingPathComponent("deploy/kubernetes/configmap.yaml"), encoding: .utf8)
         #expect(!config.contains("- 10.0.0.0/8"), "the whole private range may vouch for any client address")

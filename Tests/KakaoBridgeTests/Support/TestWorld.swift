@@ -226,6 +226,12 @@ final class TestWorld: Sendable {
         try await get("/v1/token-exchange", headers: [("Authorization", "Bearer " + token)])
     }
 
+    /// A GET on the admin port (`server.admin_port` set by the test's `configure`).
+    func adminGet(_ path: String) async throws -> Reply {
+        guard let admin = bridge.adminURL else { throw HarnessError("no admin port: set server.admin_port") }
+        return Reply(try await http.execute(HTTPRequest(method: .get, url: admin + path)))
+    }
+
     /// Kakao's unlink webhook as Kakao sends it: GET with a query, or POST with a form body.
     func unlinkWebhook(userID: Int64, referrer: String = "UNLINK_FROM_APPS", post: Bool = false) async throws -> Reply {
         let fields = "app_id=\(Self.appID)&user_id=\(userID)&referrer_type=\(referrer)"
