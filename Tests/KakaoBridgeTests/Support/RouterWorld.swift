@@ -189,8 +189,8 @@ final class RouterWorld: Sendable {
 }
 
 extension RouterWorld {
-    /// One round of this instance's queue of unlink and security events (`UnlinkQueueWorker`, which the router-level
-    /// world does not run).
+    /// One round of this instance's queue of unlink and security events, now (`UnlinkQueueWorker`; the application's
+    /// own worker also runs here, as a service, once a second).
     func retryDueUnlinks() async {
         guard let actions = features()?.accountActions else { return }
         await UnlinkQueueWorker(shared: shared, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { actions }
