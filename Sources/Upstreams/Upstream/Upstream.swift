@@ -158,21 +158,24 @@ package struct Upstream: Sendable {
             if gate.tryEnter() { admitted.append(index) } else { meters.count(.overloaded) }
         }
         defer { for _ in admitted { gate.leave() } }
+        var outgoing = admitted.map { prepared(requests[$0], remaining, context) }
+        // Tracing on: a child span per attempt, its `traceparent` added to the headers (`UpstreamSpans`).
+        let spans = context.trace.map { parent in outgoing.indices.map { UpstreamSpans.start(name, &outgoing[$0], parent: parent) } }
         let start = ContinuousClock.now
         let completions: [(outcome: Result<HTTPResponse, HTTPClientError>, finishedAt: ContinuousClock.Instant)]
-        if admitted.count == 1 {
+        if outgoing.count == 1 {
             // One request: the single-call path costs less than a batch.
-            let request = prepared(requests[admitted[0]], remaining, context)
             let outcome: Result<HTTPResponse, HTTPClientError>
             do {
-                outcome = .success(try await http.execute(request))
+                outcome = .success(try await http.execute(outgoing[0]))
             } catch {
                 outcome = .failure(error)
             }
             completions = [(outcome, ContinuousClock.now)]
         } else {
-            completions = await http.execute(all: admitted.map { prepared(requests[$0], remaining, context) })
+            completions = await http.execute(all: outgoing)
         }
+        if let spans { for (span, completion) in zip(spans, completions) { UpstreamSpans.end(span, completion.outcome) } }
         for (index, completion) in zip(admitted, completions) {
             results[index] = settle(completion.outcome, elapsed: completion.finishedAt - start, context: context)
         }
