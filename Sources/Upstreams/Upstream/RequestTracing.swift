@@ -62,6 +62,7 @@ private struct HeaderListInjector: Injector {
 /// `identity_toolkit`, …), whose context goes out as `traceparent`. Its attributes are the method, the host and port
 /// and the status: never the URL's path or query, a header value, a token or an email.
 enum UpstreamSpans {
+    @inline(never)
     static func start(_ upstream: Upstream.Name, _ request: inout HTTPRequest, parent: ServiceContext) -> any Span {
         let span = InstrumentationSystem.tracer.startAnySpan(upstream.rawValue, context: parent, ofKind: .client)
         span.attributes["http.request.method"] = request.method.rawValue
@@ -71,6 +72,11 @@ enum UpstreamSpans {
         span.attributes["kakao_bridge.upstream"] = upstream.rawValue
         InstrumentationSystem.instrument.inject(span.context, into: &request.headers, using: HeaderListInjector())
         return span
+    }
+
+    @inline(never)
+    static func end(_ spans: [any Span], _ outcomes: [Result<HTTPResponse, HTTPClientError>]) {
+        for (span, outcome) in zip(spans, outcomes) { end(span, outcome) }
     }
 
     static func end(_ span: any Span, _ outcome: Result<HTTPResponse, HTTPClientError>) {
