@@ -34,6 +34,10 @@ let package = Package(
         // default traits: external loading is not needed and builds slower.
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        // Tracing (docs/operations.md#tracing): the API for the edge and the upstreams; the OTLP exporter only for the
+        // production binary, and only its HTTP trait (the gRPC trait pulls in grpc-swift).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // C libraries: each wrapped once, and only the thin Swift module above it imports it.
@@ -88,6 +92,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -146,6 +151,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -192,6 +198,10 @@ let package = Package(
                 "CurlHTTP",
                 "Upstreams",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // Only here: the OTLP exporter, bootstrapped by `serve` when `tracing.otlp_endpoint` is set.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

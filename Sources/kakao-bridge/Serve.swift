@@ -6,6 +6,7 @@ import CurlHTTP
 import Hummingbird
 import KakaoBridge
 import Logging
+import ServiceLifecycle
 import StateStore
 import Upstreams
 
@@ -38,6 +39,15 @@ struct Serve: AsyncParsableCommand {
             Console.error("kakao-bridge: cannot start: \(error)")
             throw ExitCode(78)
         }
+        // Before the first request: the tracer is bootstrapped once per process (docs/operations.md#tracing).
+        let tracing: (any Service)?
+        do {
+            tracing = try OTLPTracing.bootstrap(config.tracing, logger: logger)
+        } catch {
+            Console.error("kakao-bridge: cannot start: tracing: \(error)")
+            await shared.store.close()
+            throw ExitCode(78)
+        }
         do {
             var environment = BridgeEnvironment(logger: logger, reload: reload)
             environment.shared = shared
@@ -49,7 +59,7 @@ struct Serve: AsyncParsableCommand {
         }
         // The store is closed once the service has stopped (a SQLite file's connection must be closed before it goes).
         do {
-            try await app.runUntilTerminated(graceSeconds: config.server.shutdownGraceSeconds)
+            try await app.runUntilTerminated(graceSeconds: config.server.shutdownGraceSeconds, alongside: tracing.map { [$0] } ?? [])
         } catch {
             await shared.store.close()
             throw error

@@ -177,6 +177,16 @@ public struct BridgeConfig: Sendable, Equatable {
         public init() {}
     }
 
+    /// Spans of each request and its upstream calls over OTLP/HTTP (docs/operations.md#tracing).
+    public struct Tracing: Sendable, Equatable {
+        /// Empty: off (no tracer, no spans). Otherwise the base URL of an OTLP/HTTP collector, e.g.
+        /// `http://otel-collector:4318`; spans are sent to its `/v1/traces` (OTLP/HTTP, protobuf).
+        public var otlpEndpoint = ""
+        /// The `service.name` resource attribute of every span.
+        public var serviceName = "kakao-bridge"
+        public init() {}
+    }
+
     public var server = Server()
     public var kakao = Kakao()
     public var firebase = Firebase()
@@ -188,6 +198,7 @@ public struct BridgeConfig: Sendable, Equatable {
     public var rateLimit = RateLimit()
     public var state = State()
     public var log = Log()
+    public var tracing = Tracing()
 
     public init() {}
 }

@@ -112,6 +112,8 @@ package struct ConfigKey {
             ConfigKey("state.password_file", .secretFile(of: "state.password")),
             ConfigKey("log.level", .string(\.log.level)),
             ConfigKey("log.format", .string(\.log.format)),
+            ConfigKey("tracing.otlp_endpoint", .string(\.tracing.otlpEndpoint)),
+            ConfigKey("tracing.service_name", .string(\.tracing.serviceName)),
         ]
     }
 }

@@ -133,6 +133,15 @@ package enum ConfigValidation {
               "must be one of \(logLevels.joined(separator: ", ")), got \"\(config.log.level)\"")
         check(logFormats.contains(config.log.format), "log.format",
               "must be json or text, got \"\(config.log.format)\"")
+
+        // Plain http:// is allowed anywhere: a collector is usually a sidecar or in-cluster, and spans carry no secret.
+        let tracing = config.tracing
+        if !tracing.otlpEndpoint.isEmpty {
+            check(isHTTPURL(tracing.otlpEndpoint), "tracing.otlp_endpoint",
+                  "must be empty (tracing off) or the http:// or https:// base URL of an OTLP/HTTP collector, e.g. http://otel-collector:4318")
+        }
+        check(!ConfigText.trimmed(tracing.serviceName).isEmpty, "tracing.service_name",
+              "must not be empty (the service.name of every span; default kakao-bridge)")
         return issues
     }
 

@@ -107,6 +107,9 @@ struct ReloadService: Service, CustomStringConvertible {
         if old.server.adminHost != new.server.adminHost { keys.append("server.admin_host") }
         if old.log.level != new.log.level { keys.append("log.level") }
         if old.log.format != new.log.format { keys.append("log.format") }
+        // The tracer is bootstrapped once per process (docs/operations.md#tracing).
+        if old.tracing.otlpEndpoint != new.tracing.otlpEndpoint { keys.append("tracing.otlp_endpoint") }
+        if old.tracing.serviceName != new.tracing.serviceName { keys.append("tracing.service_name") }
         // The store is opened once, at start (docs/operations.md#shared-state).
         if old.state.url != new.state.url { keys.append("state.url") }
         if old.state.password != new.state.password { keys.append("state.password") }

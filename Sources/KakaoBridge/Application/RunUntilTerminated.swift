@@ -6,15 +6,17 @@ import UnixSignals
 extension BridgeApplication {
     /// Runs the service until SIGTERM or SIGINT, then drains: readiness turns 503 at once, the listener closes, requests in
     /// flight get `server.shutdown_grace_seconds` to finish, and the function returns (the process exits 0). What is still
-    /// running after the grace period is cancelled.
-    public func runUntilTerminated(graceSeconds: Int) async throws {
-        try await drainOnTermination(self, graceSeconds: graceSeconds, logger: logger)
+    /// running after the grace period is cancelled. `services` (the trace exporter) run beside it, started before it
+    /// and stopped after it, so that they see its last requests.
+    public func runUntilTerminated(graceSeconds: Int, alongside services: [any Service] = []) async throws {
+        try await drainOnTermination(self, services, graceSeconds: graceSeconds, logger: logger)
     }
 }
 
-private func drainOnTermination(_ app: BridgeApplication, graceSeconds: Int, logger: Logger) async throws {
+private func drainOnTermination(_ app: BridgeApplication, _ services: [any Service], graceSeconds: Int, logger: Logger) async throws {
+    // A group stops its services in reverse order: the application first, then what runs beside it.
     var configuration = ServiceGroupConfiguration(
-        services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+        services: services + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
     )
     configuration.maximumGracefulShutdownDuration = .seconds(max(graceSeconds, 0))
     do {

@@ -13,6 +13,8 @@ public struct BridgeRequestContext: RequestContext {
     public var timings = UpstreamTimings()
     /// How long a login waited for its turn before the router saw it (`LoginAdmission`); zero for other requests.
     public var admissionWait: Duration = .zero
+    /// The request's span, set by `EdgeMiddleware` only when tracing is on (docs/operations.md#tracing).
+    public var trace: RequestTrace?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -21,5 +23,5 @@ public struct BridgeRequestContext: RequestContext {
         self.clientAddress = peer
     }
 
-    public var callContext: CallContext { CallContext(requestID: requestID, timings: timings) }
+    public var callContext: CallContext { CallContext(requestID: requestID, timings: timings, trace: trace?.context) }
 }

@@ -8,7 +8,8 @@ import Upstreams
 /// (`ClientRateLimit`), a browser's preflight answered (`CrossOriginAccess`); and on its way back: a refused
 /// unlink-webhook call charged to that limit (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`),
 /// then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that they see the status the client gets,
-/// and the id and a listed web origin's CORS headers in the answer.
+/// and the id and a listed web origin's CORS headers in the answer. With tracing on, the request's span
+/// (`RequestTrace`) starts with the id and ends with the access line.
 ///
 /// One middleware, not six: each of Hummingbird's middlewares is an async frame (with its responder's) that a login
 /// holds while it waits on Kakao (docs/benchmarks.md#memory-and-speed-rules-in-the-code). Each step is
@@ -51,6 +52,8 @@ struct EdgeMiddleware: RouterMiddleware {
     private func arrived(_ request: Request, _ context: Context, _ features: Features?) -> Context {
         var context = context
         RequestIDs.assign(request, &context)
+        // Off (no `tracing.otlp_endpoint`), one atomic load and nothing else (docs/operations.md#tracing).
+        if RequestTracing.isOn { context.trace = RequestTrace(request) }
         ClientAddress.assign(request, &context, trusted: features?.config.server.trustedProxies ?? [])
         metrics.started()
         return context
@@ -72,6 +75,7 @@ struct EdgeMiddleware: RouterMiddleware {
     private func answered(_ response: Response, _ request: Request, _ context: Context, since start: ContinuousClock.Instant) -> Response {
         metrics.finished(request, context, status: response.status.code, since: start)
         accessLog.log(request, context, status: response.status.code, since: start)
+        context.trace?.end(status: response.status.code)
         var response = response
         response.headers[.xRequestID] = context.requestID
         // Only a request that names an origin pays for reading the list (the features are not kept across the await).

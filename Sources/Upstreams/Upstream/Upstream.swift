@@ -2,6 +2,7 @@ import BridgeJSON
 import BridgeSupport
 import CurlHTTP
 import Synchronization
+import Tracing
 
 /// One external system the service calls, and the one shape of every call to it: a deadline, a bound on calls in flight,
 /// the retry policy and the failure table of the calling client (`FailureMap`), the metrics and the access-log timing.
@@ -158,11 +159,15 @@ package struct Upstream: Sendable {
             if gate.tryEnter() { admitted.append(index) } else { meters.count(.overloaded) }
         }
         defer { for _ in admitted { gate.leave() } }
+        // Tracing on: a child span per attempt, its `traceparent` added to the headers (`UpstreamSpans`). Off, `spans`
+        // stays nil: one word in this frame, no allocation.
+        let spans: [any Span]?
         let start = ContinuousClock.now
         let completions: [(outcome: Result<HTTPResponse, HTTPClientError>, finishedAt: ContinuousClock.Instant)]
         if admitted.count == 1 {
             // One request: the single-call path costs less than a batch.
-            let request = prepared(requests[admitted[0]], remaining, context)
+            var request = prepared(requests[admitted[0]], remaining, context)
+            spans = context.trace.map { [UpstreamSpans.start(name, &request, parent: $0)] }
             let outcome: Result<HTTPResponse, HTTPClientError>
             do {
                 outcome = .success(try await http.execute(request))
@@ -171,8 +176,11 @@ package struct Upstream: Sendable {
             }
             completions = [(outcome, ContinuousClock.now)]
         } else {
-            completions = await http.execute(all: admitted.map { prepared(requests[$0], remaining, context) })
+            var outgoing = admitted.map { prepared(requests[$0], remaining, context) }
+            spans = context.trace.map { parent in outgoing.indices.map { UpstreamSpans.start(name, &outgoing[$0], parent: parent) } }
+            completions = await http.execute(all: outgoing)
         }
+        if let spans { UpstreamSpans.end(spans, completions.map(\.outcome)) }
         for (index, completion) in zip(admitted, completions) {
             results[index] = settle(completion.outcome, elapsed: completion.finishedAt - start, context: context)
         }
