@@ -8,7 +8,7 @@ extension Features {
     public static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, shared: SharedState, unlinkMeters: UnlinkMeters = UnlinkMeters(),
         securityEventMeters: SecurityEventMeters = SecurityEventMeters(), keyless: KeylessAccount? = nil, clock: UnixClock,
-        logger: Logger
+        placement: @escaping @Sendable () -> (any TaskExecutor)? = { nil }, logger: Logger
     ) throws(StartupFailure) -> Features {
         var config = config
         let signing = try signing(config, upstreams: upstreams, keyless: keyless, clock: clock)
@@ -16,7 +16,8 @@ extension Features {
         let credentials = signing.credentials
         let kakaoCache = config.kakao.cacheSeconds > 0
             ? KakaoVerificationCache(
-                wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: shared.unlinkedUsers
+                wrapping: upstreams.kakao, ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: shared.unlinkedUsers,
+                placement: placement
             )
             : nil
         let admin = FirebaseAdmin(

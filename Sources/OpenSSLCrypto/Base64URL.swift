@@ -60,7 +60,7 @@ public enum Base64URL {
 
     /// Strict: no padding, no whitespace, nothing outside the alphabet, and the unused low bits of the
     /// last character must be zero, so every byte string has exactly one accepted encoding.
-    private static func decode(utf8 input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    public static func decode(utf8 input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let full = input.count / 4
         let rest = input.count % 4
         if rest == 1 { return nil }

@@ -42,18 +42,21 @@ package struct KakaoIDTokens: Sendable {
     func verify(_ token: String, use: Use, context: CallContext) async throws(Problem) -> KakaoUser {
         let verifier = self.verifier
         let clock = self.clock
+        // Read once (the verification's first step): a miss verifies this parse, and the rules checked on every use read
+        // its payload.
+        let parsed = try KakaoIDTokenVerifier.parse(token)
         let verified: VerifiedKakaoToken
         if let cache {
             verified = try await cache.verifyReportingLifetime(token: token, kind: .idToken) { () async throws(Problem) -> VerifiedKakaoToken in
-                let claims = try await verifier.verify(token, context: context)
+                let claims = try await verifier.verify(parsed: parsed, context: context)
                 // Trusted no longer than the token itself.
                 return VerifiedKakaoToken(user: claims.user, expiresIn: claims.expiresAt - clock.now())
             }
         } else {
-            verified = VerifiedKakaoToken(user: try await verifier.verify(token, context: context).user, expiresIn: nil)
+            verified = VerifiedKakaoToken(user: try await verifier.verify(parsed: parsed, context: context).user, expiresIn: nil)
         }
-        // The payload was verified (now or when it was cached); read again for the rules checked on every use.
-        guard let parsed = try? KakaoIDTokenVerifier.parse(token), let claims = try? verifier.rules.check(parsed.payload) else {
+        // The payload was verified (now or when it was cached); its rules again, for those that change with time.
+        guard let claims = try? verifier.rules.check(parsed.payload) else {
             throw KakaoIDTokenClaimRules.invalid("The ID token is no longer valid.")
         }
         if let unlinkedAt = unlinkedUsers.unlinkedAt(verified.user.id), claims.issuedAt <= unlinkedAt {

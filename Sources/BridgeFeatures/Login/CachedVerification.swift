@@ -139,7 +139,9 @@ package enum KakaoCredentialKind: UInt8, Sendable {
     /// docs/api.md#get-v1token-exchange: a Bearer value of three dot-separated segments is an ID token; Kakao access
     /// tokens have no dots.
     package init(bearer: String) {
-        self = bearer.utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count == 2 ? .idToken : .accessToken
+        var dots = 0
+        for byte in bearer.utf8 where byte == UInt8(ascii: ".") { dots += 1 }
+        self = dots == 2 ? .idToken : .accessToken
     }
 }
 

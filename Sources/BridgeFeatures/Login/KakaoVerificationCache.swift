@@ -26,10 +26,16 @@ public final class KakaoVerificationCache: KakaoVerifying {
     private let misses = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", "kakao"), ("result", "miss")])
     private let shared = Counter(label: MetricName.cache.rawValue, dimensions: [("cache", "kakao"), ("result", "shared")])
 
+    /// Where a verification resumes once Kakao has answered: the edge gives the caller's event loop, so that the login
+    /// waiting for it is resumed where it runs (docs/benchmarks.md#memory-and-speed-rules-in-the-code); nil: Swift's
+    /// global executor.
+    private let placement: @Sendable () -> (any TaskExecutor)?
+
     public init(
         wrapping inner: any KakaoVerifying, ttlSeconds: Int, maxEntries: Int = defaultMaxEntries, clock: UnixClock = .system,
-        unlinkedUsers: UnlinkedKakaoUsers? = nil
+        unlinkedUsers: UnlinkedKakaoUsers? = nil, placement: @escaping @Sendable () -> (any TaskExecutor)? = { nil }
     ) {
+        self.placement = placement
         self.inner = inner
         self.ttl = Int64(max(ttlSeconds, 0))
         self.state = Mutex(VerificationTable(maxEntries: maxEntries))
@@ -68,7 +74,9 @@ public final class KakaoVerificationCache: KakaoVerifying {
             // Shielded: callers that joined this verification must still get their answer when the first caller goes
             // away (its client hung up) and its task is cancelled.
             let startedAt = clock.now()
-            let outcome = await Task { () async -> Result<VerifiedKakaoToken, Problem> in
+            // Started at once on this thread: a verification that makes no outside call (a Kakao ID token) stays on the
+            // thread of its request, the connection's event loop, and one that does comes back to it (`placement`).
+            let outcome = await Task.immediate(executorPreference: placement()) { () async -> Result<VerifiedKakaoToken, Problem> in
                 do throws(Problem) {
                     return .success(try await verify())
                 } catch {

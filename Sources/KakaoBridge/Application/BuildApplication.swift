@@ -22,7 +22,7 @@ public func buildApplication(
     // problem with it stops the start.
     let features = config.firebase.signer == .iam ? nil : try Features.assemble(
         config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, securityEventMeters: securityEventMeters,
-        clock: environment.clock, logger: environment.logger
+        clock: environment.clock, placement: { LoopExecutor.current }, logger: environment.logger
     )
     logStart(features?.config ?? config, shared: shared, logger: environment.logger)
     let holder = FeatureHolder(features)
@@ -68,7 +68,13 @@ public func buildApplication(
             )
         ),
         server: guardedHTTP1(config.server, holder: holder),
-        configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: nil),
+        // A listen queue as long as the connections we accept (the kernel caps it at net.core.somaxconn): with
+        // Hummingbird's 256, a crowd connecting at once overflows it, and each dropped handshake waits a second or
+        // more for the client's retransmission (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
+        configuration: .init(
+            address: .hostname(config.server.host, port: config.server.port), serverName: nil,
+            backlog: config.server.maxConnections
+        ),
         services: sharedStateServices + keylessStart + [KeyPrefetchService(holder: holder, logger: environment.logger), reload],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: environment.logger

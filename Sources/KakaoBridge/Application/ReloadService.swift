@@ -64,7 +64,8 @@ struct ReloadService: Service, CustomStringConvertible {
         do {
             features = try Features.assemble(
                 config, upstreams: upstreams, shared: environment.shared, unlinkMeters: unlinkMeters,
-                securityEventMeters: securityEventMeters, keyless: keyless, clock: environment.clock, logger: logger
+                securityEventMeters: securityEventMeters, keyless: keyless, clock: environment.clock,
+                placement: { LoopExecutor.current }, logger: logger
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])

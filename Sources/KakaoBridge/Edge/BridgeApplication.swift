@@ -63,6 +63,9 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
                 throw Self.writeFailure(error)
             }
         } onServerRunning: { channel in
+            // Requests run on the loops (`LoopExecutor`), the listener's among them: a loop busy signing would otherwise
+            // accept only NIO's default of 4 connections per turn, and a crowd would wait to be accepted.
+            try? await channel.setOption(ChannelOptions.maxMessagesPerRead, value: 256).get()
             await inner.onServerRunning(channel)
         }
         // Last in, first out: the public server stops before the admin listener, which answers `/readyz` 503 while the

@@ -52,8 +52,10 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     /// after one full read (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 64 << 10)
 
+    /// On the connection's own event loop (`LoopExecutor`): the request is served on the thread that read it.
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        guard let loop = LoopExecutor.of(value.channel.eventLoop) else { return await inner.handle(value: value, logger: logger) }
+        await withTaskExecutorPreference(loop) { await inner.handle(value: value, logger: logger) }
     }
 }
 

@@ -17,8 +17,9 @@ import Synchronization
 /// task serves every request of that connection. A request is deep (the middlewares, the route, `LoginFlow`, the Kakao
 /// client, `Upstream`, CurlHTTP), so a keep-alive connection that ran one in its own task kept that request's frames
 /// for the rest of its life. In a child task the frames are freed when the request answers. The child is started with
-/// `Task.immediate`: it runs on the connection task's thread at once, so the only cost is one more resumption when it
-/// answers (a child that waited for a pool thread first queued behind other logins' signatures). The connection's own
+/// `Task.immediate`: it runs on the connection task's thread (the connection's event loop, `LoopExecutor`) at once, so
+/// the only cost is one more resumption when it answers (a child that waited for a pool thread first queued behind other
+/// logins' signatures). The connection's own
 /// frames down to the child are kept small too (`Arrival`, one async function for the admission and the wait): each of
 /// them is paid for by every open connection. The backend's hook and revoke calls, Kakao's webhook, probes and
 /// `/metrics` run in the connection's task: they come over a few connections that are reused, so frames kept there cost
@@ -129,7 +130,9 @@ public struct LoginAdmission: HTTPResponder {
     /// resumption when it answers; cancelled with the connection's task.
     @inline(never)
     private static func child(_ inner: RouterResponder<Context>, _ arrival: Arrival, admissionWait: Duration) -> Task<Response, any Error> {
-        Task.immediate {
+        // An unstructured task does not inherit the connection's loop: it is given it, so that a login resumed by curl's
+        // thread signs and answers on its loop too.
+        Task.immediate(executorPreference: LoopExecutor.current) {
             var context = arrival.context
             context.admissionWait = admissionWait
             return try await inner.respond(to: arrival.request, context: context)

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Gives every request an id: the proxy's `X-Request-ID` when it is sane (1–128 of `A-Za-z0-9._-`), a fresh one otherwise.
 /// The id is echoed in the response (`EdgeMiddleware`) and in problem bodies, logged, and passed to upstreams.
@@ -20,18 +21,28 @@ enum RequestIDs {
         return value
     }
 
-    /// 96 random bits as 24 hex digits. Ids only need to be unique, not secret; the system generator is enough and
-    /// cheaper than a libcrypto call per request.
+    /// 24 hex digits: 40 random bits drawn once per process, then a 56-bit counter. Ids only need to be unique, not
+    /// secret (they are echoed to the client that sent the request), so a login costs no random draw and no syscall; the
+    /// process's random part keeps instances (and restarts) apart.
     static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = UInt64.random(in: 0...UInt64.max, using: &generator)
-        let low = UInt32.random(in: 0...UInt32.max, using: &generator)
-        return hex(high, digits: 16) + hex(UInt64(low), digits: 8)
+        let number = counter.wrappingAdd(1, ordering: .relaxed).newValue & (1 << 56 - 1)
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            write(processPart, digits: 10, into: buffer, at: 0)
+            write(number, digits: 14, into: buffer, at: 10)
+            return 24
+        }
     }
 
-    private static func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: digits - text.count) + text
+    private static let processPart = UInt64.random(in: 0..<(1 << 40))
+    private static let counter = Atomic<UInt64>(0)
+
+    private static func write(_ value: UInt64, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        var value = value
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            let nibble = UInt8(truncatingIfNeeded: value & 0xF)
+            buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            value >>= 4
+        }
     }
 }
 

@@ -16,7 +16,12 @@ package struct KakaoIDTokenVerifier: Sendable {
     }
 
     package func verify(_ token: String, context: CallContext) async throws(Problem) -> KakaoIDTokenClaimRules.Claims {
-        let parsed = try Self.parse(token)
+        try await verify(parsed: Self.parse(token), context: context)
+    }
+
+    /// The key, the signature and the claims of a token `parse` has read: a caller that needs the payload itself parses
+    /// once.
+    package func verify(parsed: Parsed, context: CallContext) async throws(Problem) -> KakaoIDTokenClaimRules.Claims {
         guard let key = try await keys.key(for: parsed.kid, context: context) else {
             throw KakaoIDTokenClaimRules.invalid("The ID token's kid names no current key in Kakao's JWKS.")
         }
@@ -28,9 +33,9 @@ package struct KakaoIDTokenVerifier: Sendable {
     }
 
     /// The header rules and the payload's JSON, before any key is looked up. Pure (the fuzz target calls it).
-    package static func parse(_ token: String) throws(Problem) -> (
-        kid: String, payload: JSONValue, signingInput: [UInt8], signature: [UInt8]
-    ) {
+    package typealias Parsed = (kid: String, payload: JSONValue, signingInput: [UInt8], signature: [UInt8])
+
+    package static func parse(_ token: String) throws(Problem) -> Parsed {
         let parts = try JWTEncoding.splitRS256(token, invalid: KakaoIDTokenClaimRules.invalid)
         let header = parts.header
         // RFC 7515 §4.1.11: extensions the verifier does not understand must be refused; Kakao sends none.

@@ -5,14 +5,20 @@ import OpenSSLCrypto
 package enum JWTEncoding {
     /// Splits a compact JWS into its three segments and decodes them; `nil` when it is not one.
     package static func split(_ token: String) -> (header: [UInt8], payload: [UInt8], signingInput: [UInt8], signature: [UInt8])? {
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }),
-              let header = Base64URL.decode(String(decoding: parts[0], as: UTF8.self)),
-              let payload = Base64URL.decode(String(decoding: parts[1], as: UTF8.self)),
-              let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self))
-        else { return nil }
-        let signingInput = Array(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
-        return (header, payload, signingInput, signature)
+        var token = token
+        // One pass over the bytes in place: every Kakao ID token and hook call comes through here.
+        return token.withUTF8 { bytes -> (header: [UInt8], payload: [UInt8], signingInput: [UInt8], signature: [UInt8])? in
+            guard let first = bytes.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+            let rest = UnsafeBufferPointer(rebasing: bytes[(first + 1)...])
+            guard let second = rest.firstIndex(of: UInt8(ascii: ".")).map({ first + 1 + $0 }),
+                  first > 0, second > first + 1, second < bytes.count - 1,
+                  !bytes[(second + 1)...].contains(UInt8(ascii: ".")),
+                  let header = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: bytes[..<first])),
+                  let payload = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
+                  let signature = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]))
+            else { return nil }
+            return (header, payload, Array(UnsafeBufferPointer(rebasing: bytes[..<second])), signature)
+        }
     }
 }
 
