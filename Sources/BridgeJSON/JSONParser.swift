@@ -126,17 +126,21 @@ public struct JSONParser {
     private mutating func string() throws(Failure) -> String {
         position += 1
         let start = position
-        // Fast path: no escapes, so the bytes between the quotes are the string.
+        // Fast path: no escapes, so the bytes between the quotes are the string. ASCII needs no validation, and
+        // `String(validating:as:)` is generic enough to cost a metadata lookup per call; claims are nearly always ASCII.
+        var nonASCII: UInt8 = 0
         while position < input.count {
             let byte = input[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: input[start..<position])
                 position += 1
+                if nonASCII < 0x80 { return String(decoding: slice, as: UTF8.self) }
                 guard let text = String(validating: slice, as: UTF8.self) else { throw Failure() }
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw Failure() }
+            nonASCII |= byte
             position += 1
         }
         var bytes = Array(UnsafeBufferPointer(rebasing: input[start..<position]))

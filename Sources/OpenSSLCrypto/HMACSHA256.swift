@@ -9,7 +9,7 @@ public enum HMACSHA256 {
         let keyLength = Int32(key.count)
         let result = keyBytes.withUnsafeBytes { k in
             message.withUnsafeBytes { m in
-                HMAC(EVP_sha256(), k.baseAddress, keyLength, m.baseAddress, m.count, &mac, &length)
+                HMAC(FetchedDigest.sha256.pointer, k.baseAddress, keyLength, m.baseAddress, m.count, &mac, &length)
             }
         }
         _ = OpenSSLCall.expect("HMAC", result)

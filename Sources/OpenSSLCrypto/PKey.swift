@@ -4,7 +4,7 @@ import COpenSSL
 ///
 /// `@unchecked Sendable` is sound because the key is never mutated after it is loaded or generated,
 /// and OpenSSL 3 allows one EVP_PKEY to be used from many threads at once as long as each operation
-/// brings its own context (every sign/verify here creates a fresh EVP_MD_CTX).
+/// brings its own context (`PreparedContexts` lends each signature and verification one of its own).
 final class PKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
@@ -20,6 +20,9 @@ final class PKey: @unchecked Sendable {
     var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
     var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == kb_ossl_pkey_rsa() }
+
+    /// The longest signature this key makes (the modulus' bytes for RSA).
+    var maximumSignatureBytes: Int { Int(EVP_PKEY_get_size(pointer)) }
 
     /// SubjectPublicKeyInfo PEM; holds no private material even when this is a private key.
     func publicKeyPEM() -> String {

@@ -3,11 +3,13 @@ import COpenSSL
 /// An RSA public key that verifies RS256 signatures.
 public struct RSAPublicKey: Sendable {
     let key: PKey
+    private let verifier: PreparedContexts
 
     /// Shared by every way of loading a key (PEM, certificate, JWK in `RSAPublicKey+JWK.swift`).
     init(key: PKey, call: String) throws(CryptoError) {
         guard key.isRSA else { throw CryptoError.notRSA(call: call) }
         self.key = key
+        self.verifier = PreparedContexts(key: key, operation: .verify)
     }
 
     /// Loads a SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`).
@@ -37,20 +39,12 @@ public struct RSAPublicKey: Sendable {
 
     /// True only for a valid RSASSA-PKCS1-v1_5 SHA-256 signature of `message` by this key.
     public func verifyRS256(signature: [UInt8], message: [UInt8]) -> Bool {
+        let digest = SHA256.hash(message)
         do {
-            let context = try OpenSSLCall.check("EVP_MD_CTX_new", EVP_MD_CTX_new())
-            defer { EVP_MD_CTX_free(context) }
-            try OpenSSLCall.check(
-                "EVP_DigestVerifyInit",
-                EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pointer)
-            )
-            let result = signature.withUnsafeBufferPointer { sig in
-                message.withUnsafeBufferPointer { input in
-                    EVP_DigestVerify(context, sig.baseAddress, sig.count, input.baseAddress, input.count)
-                }
-            }
             // A bad signature is an ordinary outcome; the funnel still drains OpenSSL's queue for it.
-            try OpenSSLCall.check("EVP_DigestVerify", result)
+            try verifier.run("EVP_PKEY_verify") { context in
+                EVP_PKEY_verify(context, signature, signature.count, digest, digest.count)
+            }
             return true
         } catch {
             return false

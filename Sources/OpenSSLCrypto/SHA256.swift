@@ -7,7 +7,7 @@ public enum SHA256 {
         var digest = [UInt8](repeating: 0, count: byteCount)
         var length: UInt32 = 0
         let result = data.withUnsafeBytes { input in
-            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
+            EVP_Digest(input.baseAddress, input.count, &digest, &length, FetchedDigest.sha256.pointer, nil)
         }
         OpenSSLCall.expect("EVP_Digest", result)
         return digest

@@ -126,4 +126,29 @@ import Testing
             for try await ok in group { #expect(ok) }
         }
     }
+
+    /// Verifications reuse prepared contexts, and one that failed is dropped: good and bad signatures, wrong lengths and
+    /// changed messages interleaved from many tasks are each judged on their own, and later good ones still verify.
+    @Test func concurrentVerificationsWithBadOnesInterleavedAreEachJudgedRight() async throws {
+        let publicKey = try RSAPublicKey(pem: Fixtures.rfc7515A2Public)
+        let good = try #require(Base64URL.decode(Self.publishedSignature))
+        var flipped = good
+        flipped[0] ^= 0x80
+        let cases: [(signature: [UInt8], message: [UInt8], valid: Bool)] = [
+            (good, Self.signingInput, true),
+            (flipped, Self.signingInput, false),
+            (Array(good.dropLast()), Self.signingInput, false),
+            (good + [0], Self.signingInput, false),
+            ([], Self.signingInput, false),
+            (good, Self.signingInput + [0x2E], false),
+        ]
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for round in 0..<64 {
+                let check = cases[round % cases.count]
+                group.addTask { publicKey.verifyRS256(signature: check.signature, message: check.message) == check.valid }
+            }
+            for try await judged in group { #expect(judged) }
+        }
+        #expect(publicKey.verifyRS256(signature: good, message: Self.signingInput))
+    }
 }

@@ -47,7 +47,11 @@ package struct KakaoIDTokens: Sendable {
         let parsed = try KakaoIDTokenVerifier.parse(token)
         let verified: VerifiedKakaoToken
         if let cache {
-            verified = try await cache.verifyReportingLifetime(token: token, kind: .idToken) { () async throws(Problem) -> VerifiedKakaoToken in
+            // In this task: the verification's one outside call, the JWKS, is fetched in a task of `PublicKeyCache`'s own,
+            // so nothing in it observes cancellation.
+            verified = try await cache.verifyReportingLifetime(
+                token: token, kind: .idToken, shielding: .callersTask
+            ) { () async throws(Problem) -> VerifiedKakaoToken in
                 let claims = try await verifier.verify(parsed: parsed, context: context)
                 // Trusted no longer than the token itself.
                 return VerifiedKakaoToken(user: claims.user, expiresIn: claims.expiresAt - clock.now())

@@ -9,8 +9,8 @@ import Synchronization
 /// Entries are keyed by the SHA-256 of the token and its kind (access token or Kakao ID token): a memory dump holds no
 /// usable token, and a verification of an ID token never answers for the routes that take access tokens only. Failures are never cached (a token that
 /// Kakao refused a moment ago may be fine after Kakao recovers). Concurrent verifications of one token share one upstream
-/// verification and its outcome (`SingleFlight`), run in a task of its own: a caller that goes away cancels nothing
-/// the others wait for. At most `maxEntries` are kept; past that the oldest entry goes first.
+/// verification and its outcome (`SingleFlight`), and a caller that goes away cancels nothing the others wait for
+/// (`Shielding`). At most `maxEntries` are kept; past that the oldest entry goes first.
 public final class KakaoVerificationCache: KakaoVerifying {
     public static let defaultMaxEntries = 100_000
 
@@ -57,12 +57,23 @@ public final class KakaoVerificationCache: KakaoVerifying {
         }
     }
 
+    /// Where a verification runs, which decides what the callers that joined it depend on.
+    package enum Shielding: Sendable {
+        /// In a task of its own: the verification calls out, and a call is cancelled with the task that makes it, so the
+        /// first caller going away (its client hung up) would fail every caller that joined it.
+        case ownTask
+        /// In the first caller's task: nothing in the verification observes cancellation, so a task of its own would
+        /// cost every login one for nothing.
+        case callersTask
+    }
+
     /// The cache in front of any verification of a Kakao credential: Kakao ID tokens (docs/api.md#kakao-id-tokens) share
     /// this memory with access tokens, so that the hook's check of an ID token right after its exchange costs no signature.
     /// The kind is part of the key: an ID token's verification is stored before its per-request rules (nonce, unlink
     /// mark) run, so it must never answer a lookup made for an access token.
     package func verifyReportingLifetime(
-        token: String, kind: KakaoCredentialKind, verifiedBy verify: @escaping @Sendable () async throws(Problem) -> VerifiedKakaoToken
+        token: String, kind: KakaoCredentialKind, shielding: Shielding = .ownTask,
+        verifiedBy verify: @escaping @Sendable () async throws(Problem) -> VerifiedKakaoToken
     ) async throws(Problem) -> VerifiedKakaoToken {
         let key = TokenDigest(token, kind: kind)
         if let cached = lookUp(key) {
@@ -71,23 +82,34 @@ public final class KakaoVerificationCache: KakaoVerifying {
         }
         let (outcome, joined) = await flights.run(key) { () async -> Result<VerifiedKakaoToken, Problem> in
             if let cached = lookUp(key) { return .success(cached) }
-            // Shielded: callers that joined this verification must still get their answer when the first caller goes
-            // away (its client hung up) and its task is cancelled.
             let startedAt = clock.now()
-            // Started at once on this thread: a verification that makes no outside call (a Kakao ID token) stays on the
-            // thread of its request, the connection's event loop, and one that does comes back to it (`placement`).
-            let outcome = await Task.immediate(executorPreference: placement()) { () async -> Result<VerifiedKakaoToken, Problem> in
-                do throws(Problem) {
-                    return .success(try await verify())
-                } catch {
-                    return .failure(error)
-                }
-            }.value
+            let outcome: Result<VerifiedKakaoToken, Problem>
+            switch shielding {
+            case .ownTask:
+                // Shielded: callers that joined this verification must still get their answer when the first caller goes
+                // away and its task is cancelled. Started at once on this thread, and resumed on it once Kakao has
+                // answered (`placement`): the request's own thread, the connection's event loop.
+                outcome = await Task.immediate(executorPreference: placement()) { () async -> Result<VerifiedKakaoToken, Problem> in
+                    await Self.run(verify)
+                }.value
+            case .callersTask:
+                outcome = await Self.run(verify)
+            }
             if case .success(let verified) = outcome { store(key, verified, startedAt: startedAt) }
             return outcome
         }
         (joined ? shared : misses).increment()
         return try outcome.get()
+    }
+
+    private static func run(
+        _ verify: @Sendable () async throws(Problem) -> VerifiedKakaoToken
+    ) async -> Result<VerifiedKakaoToken, Problem> {
+        do throws(Problem) {
+            return .success(try await verify())
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Entries currently held, live or expired but not yet dropped (tests, bounds).

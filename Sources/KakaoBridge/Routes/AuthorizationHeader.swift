@@ -19,11 +19,32 @@ enum AuthorizationHeader {
         case credentials(String)
     }
 
+    /// Spaces before the scheme are skipped; the scheme ends at the first space after it. Read over the header's bytes,
+    /// so that the token, a few hundred bytes on every login, is copied once.
     static func read(_ request: Request, scheme: Scheme) -> Reading {
         guard let header = request.headers[.authorization] else { return .missing }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == scheme.rawValue else { return .otherScheme }
-        return .credentials(String(parts[1]).trimmingSpaces())
+        let bytes = header.utf8
+        let space = UInt8(ascii: " ")
+        guard let schemeStart = bytes.firstIndex(where: { $0 != space }),
+              let schemeEnd = bytes[schemeStart...].firstIndex(of: space),
+              isScheme(bytes[schemeStart..<schemeEnd], scheme)
+        else { return .otherScheme }
+        var start = bytes.index(after: schemeEnd)
+        var end = bytes.endIndex
+        guard start < end else { return .otherScheme }
+        let tab = UInt8(ascii: "\t")
+        while start < end, bytes[start] == space || bytes[start] == tab { bytes.formIndex(after: &start) }
+        while start < end, bytes[bytes.index(before: end)] == space || bytes[bytes.index(before: end)] == tab {
+            bytes.formIndex(before: &end)
+        }
+        return .credentials(String(header[start..<end]))
+    }
+
+    /// ASCII case-insensitive (RFC 9110 §11.1); `Scheme`'s raw values are lower case.
+    private static func isScheme(_ name: Substring.UTF8View, _ scheme: Scheme) -> Bool {
+        name.elementsEqual(scheme.rawValue.utf8) { byte, lower in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+        }
     }
 
     /// Whether the request carries exactly `secret` under `scheme`, compared in constant time; an empty secret matches
@@ -67,9 +88,19 @@ enum BearerToken {
         guard token.utf8.count <= RequestLimits.maxTokenBytes else {
             throw Problem.invalidRequest("The token is longer than \(RequestLimits.maxTokenBytes) bytes.")
         }
-        for byte in token.utf8 where !isTokenByte(byte) {
-            throw Problem.invalidRequest("The token contains characters a token cannot have.")
+        let valid = token.utf8.withContiguousStorageIfAvailable(allTokenBytes) ?? allTokenBytes(Array(token.utf8))
+        guard valid else { throw Problem.invalidRequest("The token contains characters a token cannot have.") }
+    }
+
+    /// Over the bytes in place, with the bitmap read once: a token is a few hundred to a few thousand bytes, and reading a
+    /// global's lazily initialised value costs a call per byte.
+    private static func allTokenBytes(_ bytes: some Collection<UInt8>) -> Bool {
+        let (low, high) = tokenBytes
+        for byte in bytes {
+            let member = byte < 64 ? low >> UInt64(byte) & 1 : byte < 128 ? high >> UInt64(byte &- 64) & 1 : 0
+            if member == 0 { return false }
         }
+        return true
     }
 
     /// b64token's characters as a bitmap of the 128 ASCII bytes: one test per byte of a token of up to a few KiB.

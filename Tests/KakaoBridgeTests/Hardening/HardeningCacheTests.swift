@@ -110,3 +110,49 @@ import Upstreams
         #expect(ContinuousClock.now - started < .seconds(2), "waited for the 5 s work")
     }
 }
+
+/// A Kakao ID token's verification runs in its first caller's task (`Shielding.callersTask`): the callers that joined it
+/// must still get their answer when that caller goes away while Kakao's JWKS is being fetched.
+@Suite struct IDTokenVerificationShieldingTests {
+    /// Kakao's JWKS, published after a pause.
+    final class SlowJWKS: PublicKeySetFetching {
+        let keys = KakaoOIDCKeys()
+        let fetches = Atomic<Int>(0)
+
+        func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
+            fetches.add(1, ordering: .relaxed)
+            // `try?`: a cancelled fetch would end its pause early and still publish; the test proves none is cancelled.
+            try? await Task.sleep(for: .milliseconds(300))
+            guard !Task.isCancelled else { throw Problem.kakaoUnavailable("the JWKS fetch was cancelled") }
+            var map: [String: RSAPublicKey] = [:]
+            for key in (try? keys.publishedKeys) ?? [] { map[key.kid] = key.privateKey.publicKey }
+            return PublicKeySet(keys: map, maxAge: 3600)
+        }
+    }
+
+    @Test func aJoinedIDTokenVerificationSurvivesItsFirstCallerGoingAway() async throws {
+        let jwks = SlowJWKS()
+        let clock = ManualUnixClock()
+        let verifier = KakaoIDTokenVerifier(
+            rules: KakaoIDTokenClaimRules(audiences: ["app-key"], clockSkewSeconds: 0, clock: clock.clock),
+            keys: PublicKeyCache.kakaoKeys(jwks, clock: clock.clock)
+        )
+        let user = StandIns.KakaoAccount(id: 42, nickname: "Ryan", email: nil, profileImageURL: nil)
+        let token = try jwks.keys.signIDToken(
+            payload: KakaoOIDCKeys.idTokenPayload(for: user, audience: "app-key", nonce: nil, now: clock.now - 5)
+        )
+        let cache = KakaoVerificationCache(wrapping: HardeningCacheTests.SlowKakao(), ttlSeconds: 60)
+        let verify = { @Sendable () async throws(Problem) -> VerifiedKakaoToken in
+            let claims = try await verifier.verify(parsed: try KakaoIDTokenVerifier.parse(token), context: CallContext(requestID: "t"))
+            return VerifiedKakaoToken(user: claims.user, expiresIn: nil)
+        }
+        let first = Task { try await cache.verifyReportingLifetime(token: token, kind: .idToken, shielding: .callersTask, verifiedBy: verify) }
+        try await Task.sleep(for: .milliseconds(50))
+        let second = Task { try await cache.verifyReportingLifetime(token: token, kind: .idToken, shielding: .callersTask, verifiedBy: verify) }
+        try await Task.sleep(for: .milliseconds(50))
+        first.cancel()
+        #expect(try await second.value.user.id == 42)
+        #expect(try await first.value.user.id == 42)
+        #expect(jwks.fetches.load(ordering: .relaxed) == 1)
+    }
+}
