@@ -34,11 +34,11 @@ final class UserRecordCache: Sendable {
         guard ttl > 0 else { return }
         let now = clock.now()
         let entry = InStepUser(key: uid, profile: profile, mintUID: mintUID, expiresAt: now + ttl)
-        entries.withLock { $0.insert(entry, now: now) }
+        entries.withLock { _ = $0.insert(entry, now: now) }
     }
 
     /// A user whose record changed here (unlinked, revoked, disabled) must be looked up again.
-    func forget(uid: String) { entries.withLock { $0.remove(uid) } }
+    func forget(uid: String) { entries.withLock { _ = $0.remove(uid) } }
 }
 
 /// A user found in step with this profile, and the uid its logins mint for.

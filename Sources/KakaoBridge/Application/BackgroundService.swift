@@ -12,6 +12,6 @@ struct BackgroundService: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { await body() }
+        await cancelWhenGracefulShutdown { await body() }
     }
 }

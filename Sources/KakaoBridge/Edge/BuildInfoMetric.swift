@@ -9,9 +9,10 @@ enum BuildInfoMetric {
     static let name = MetricName.buildInfo.rawValue
 
     static func register(in registry: PrometheusCollectorRegistry) {
+        // No unit: an empty `unitName` is left out of the name.
+        let descriptor = MetricNameDescriptor(metricName: name, unitName: "", helpText: MetricName.buildInfo.help)
         registry.makeGauge(
-            name: name, labels: [("version", BuildVersion.version), ("commit", BuildVersion.commit)],
-            help: MetricName.buildInfo.help
+            descriptor: descriptor, labels: [("version", BuildVersion.version), ("commit", BuildVersion.commit)]
         ).set(to: 1.0)
     }
 }

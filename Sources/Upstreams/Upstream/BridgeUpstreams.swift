@@ -1,6 +1,5 @@
 import BridgeSupport
 import CurlHTTP
-import Upstreams
 
 /// The external systems the service calls, each behind a `Sendable` protocol. `live` talks to the configured URLs through
 /// libcurl; tests pass in-memory fakes, and nothing above the protocols can tell the difference. Caches (verified Kakao
