@@ -22,7 +22,7 @@ public func buildApplication(
     // problem with it stops the start.
     let features = config.firebase.signer == .iam ? nil : try Features.assemble(
         config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, securityEventMeters: securityEventMeters,
-        clock: environment.clock, placement: { LoopExecutor.current }, logger: environment.logger
+        clock: environment.clock, placement: LoopExecutor.placement, logger: environment.logger
     )
     logStart(features?.config ?? config, shared: shared, logger: environment.logger)
     let holder = FeatureHolder(features)

@@ -63,7 +63,7 @@ struct KeylessStartService: Service, CustomStringConvertible {
             let features = try Features.assemble(
                 config, upstreams: upstreams, shared: environment.shared, unlinkMeters: unlinkMeters,
                 securityEventMeters: securityEventMeters, keyless: account,
-                clock: environment.clock, placement: { LoopExecutor.current }, logger: logger
+                clock: environment.clock, placement: LoopExecutor.placement, logger: logger
             )
             if holder.installFirst(features) {
                 logger.info("keyless signing ready", metadata: ["signer": "iam", "project_id": "\(features.config.firebase.projectID)"])

@@ -65,7 +65,7 @@ struct ReloadService: Service, CustomStringConvertible {
             features = try Features.assemble(
                 config, upstreams: upstreams, shared: environment.shared, unlinkMeters: unlinkMeters,
                 securityEventMeters: securityEventMeters, keyless: keyless, clock: environment.clock,
-                placement: { LoopExecutor.current }, logger: logger
+                placement: LoopExecutor.placement, logger: logger
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])

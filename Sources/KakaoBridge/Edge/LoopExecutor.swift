@@ -23,6 +23,10 @@ final class LoopExecutor: TaskExecutor {
     /// The executor of the loop this thread runs, if it runs one of them.
     static var current: LoopExecutor? { MultiThreadedEventLoopGroup.currentEventLoop.flatMap(of) }
 
+    /// Where the features resume work that waited on an outside call (`Features.assemble(placement:)`): the calling
+    /// request's loop. Here rather than at each assembly, so that a login runs no code of the assembling files.
+    static let placement: @Sendable () -> (any TaskExecutor)? = { current }
+
     private static let all: [ObjectIdentifier: LoopExecutor] = {
         var all: [ObjectIdentifier: LoopExecutor] = [:]
         for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() { all[ObjectIdentifier(loop)] = LoopExecutor(loop) }
