@@ -95,11 +95,8 @@ enum BearerToken {
     /// Over the bytes in place, with the bitmap read once: a token is a few hundred to a few thousand bytes, and reading a
     /// global's lazily initialised value costs a call per byte.
     private static func allTokenBytes(_ bytes: some Collection<UInt8>) -> Bool {
-        let (low, high) = tokenBytes
-        for byte in bytes {
-            let member = byte < 64 ? low >> UInt64(byte) & 1 : byte < 128 ? high >> UInt64(byte &- 64) & 1 : 0
-            if member == 0 { return false }
-        }
+        let map = tokenBytes
+        for byte in bytes where !isTokenByte(byte, in: map) { return false }
         return true
     }
 
@@ -112,7 +109,9 @@ enum BearerToken {
         return (low, high)
     }()
 
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        byte < 64 ? tokenBytes.low & (1 << UInt64(byte)) != 0 : byte < 128 && tokenBytes.high & (1 << UInt64(byte - 64)) != 0
+    static func isTokenByte(_ byte: UInt8) -> Bool { isTokenByte(byte, in: tokenBytes) }
+
+    private static func isTokenByte(_ byte: UInt8, in map: (low: UInt64, high: UInt64)) -> Bool {
+        byte < 64 ? map.low & (1 << UInt64(byte)) != 0 : byte < 128 && map.high & (1 << UInt64(byte - 64)) != 0
     }
 }
