@@ -217,8 +217,8 @@ struct UnlinkWebhookTests {
 
             world.admin.fail("update", with: nil)
             try await Task.sleep(for: .milliseconds(1100))
-            await world.retryDueUnlinks()
-            #expect(try await world.unlinkEvents(.pending).isEmpty)
+            // This test's round, or the application's own worker, whichever takes the event first.
+            #expect(try await world.retryDueUnlinks(until: { try await world.unlinkEvents(.pending).isEmpty }))
             #expect(world.admin.user(Self.uid)?.validSince != nil)
             #expect(world.unlinks.notices.count == 1, "a step that succeeded is not repeated")
         }
@@ -262,7 +262,7 @@ struct UnlinkWebhookTests {
             world.unlinks.fail(with: .backendUnavailable("unreachable"))
             #expect(try await Self.get(world).status == 200)
             try await Task.sleep(for: .milliseconds(1100))
-            await world.retryDueUnlinks()
+            #expect(try await world.retryDueUnlinks(until: { try await !world.unlinkEvents(.failed).isEmpty }))
             let failed = try await world.unlinkEvents(.failed)
             #expect(failed.map(\.lastErrorCode) == ["backend_unavailable"])
             let line = try #require(world.logs.lines.first { $0.contains("unlink event failed") })

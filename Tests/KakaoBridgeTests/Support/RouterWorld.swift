@@ -197,6 +197,19 @@ extension RouterWorld {
             .takeDue(actions)
     }
 
+    /// Rounds of `retryDueUnlinks` until `done`, or `timeout`; true when `done`. The application's own worker runs beside
+    /// the test (`buildApplication`'s services, a round a second): an event it has taken is leased to it, and a round of
+    /// the test's skips the event until the worker is through with it.
+    func retryDueUnlinks(until done: () async throws -> Bool, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            await retryDueUnlinks()
+            if try await done() { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// The unlink events in the store in `state`.
     func unlinkEvents(_ state: UnlinkEventState) async throws -> [UnlinkEvent] {
         try await shared.store.events(state: state)
