@@ -1,10 +1,15 @@
 extension String {
     /// Without the spaces and tabs at either end (header values, `Cache-Control` directives).
-    package func trimmingSpaces() -> String {
-        var slice = Substring(self)
+    package func trimmingSpaces() -> String { String(Substring(self).trimmingSpaces()) }
+}
+
+extension Substring {
+    /// The same, still a slice: a caller that makes a `String` of the result copies the text once.
+    package func trimmingSpaces() -> Substring {
+        var slice = self
         while slice.first == " " || slice.first == "\t" { slice.removeFirst() }
         while slice.last == " " || slice.last == "\t" { slice.removeLast() }
-        return String(slice)
+        return slice
     }
 }
 

@@ -139,15 +139,15 @@ package enum KakaoCredentialKind: UInt8, Sendable {
     /// docs/api.md#get-v1token-exchange: a Bearer value of three dot-separated segments is an ID token; Kakao access
     /// tokens have no dots.
     package init(bearer: String) {
-        let dots = bearer.utf8.withContiguousStorageIfAvailable(Self.dots) ?? Self.dots(Array(bearer.utf8))
+        // Counted over the bytes in place: `String.UTF8View`'s own iterator checks the string's representation at every
+        // byte.
+        var bearer = bearer
+        let dots = bearer.withUTF8 { bytes in
+            var dots = 0
+            for byte in bytes where byte == UInt8(ascii: ".") { dots += 1 }
+            return dots
+        }
         self = dots == 2 ? .idToken : .accessToken
-    }
-
-    /// Counted over the bytes in place: `String.UTF8View`'s own iterator checks the string's representation at every byte.
-    private static func dots(_ bytes: some Collection<UInt8>) -> Int {
-        var dots = 0
-        for byte in bytes where byte == UInt8(ascii: ".") { dots += 1 }
-        return dots
     }
 }
 

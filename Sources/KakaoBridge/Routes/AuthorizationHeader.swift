@@ -29,15 +29,9 @@ enum AuthorizationHeader {
               let schemeEnd = bytes[schemeStart...].firstIndex(of: space),
               isScheme(bytes[schemeStart..<schemeEnd], scheme)
         else { return .otherScheme }
-        var start = bytes.index(after: schemeEnd)
-        var end = bytes.endIndex
-        guard start < end else { return .otherScheme }
-        let tab = UInt8(ascii: "\t")
-        while start < end, bytes[start] == space || bytes[start] == tab { bytes.formIndex(after: &start) }
-        while start < end, bytes[bytes.index(before: end)] == space || bytes[bytes.index(before: end)] == tab {
-            bytes.formIndex(before: &end)
-        }
-        return .credentials(String(header[start..<end]))
+        let rest = bytes.index(after: schemeEnd)
+        guard rest < bytes.endIndex else { return .otherScheme }
+        return .credentials(String(header[rest...].trimmingSpaces()))
     }
 
     /// ASCII case-insensitive (RFC 9110 §11.1); `Scheme`'s raw values are lower case.
@@ -88,16 +82,12 @@ enum BearerToken {
         guard token.utf8.count <= RequestLimits.maxTokenBytes else {
             throw Problem.invalidRequest("The token is longer than \(RequestLimits.maxTokenBytes) bytes.")
         }
-        let valid = token.utf8.withContiguousStorageIfAvailable(allTokenBytes) ?? allTokenBytes(Array(token.utf8))
-        guard valid else { throw Problem.invalidRequest("The token contains characters a token cannot have.") }
-    }
-
-    /// Over the bytes in place, with the bitmap read once: a token is a few hundred to a few thousand bytes, and reading a
-    /// global's lazily initialised value costs a call per byte.
-    private static func allTokenBytes(_ bytes: some Collection<UInt8>) -> Bool {
+        // Over the bytes in place, with the bitmap read once: a token is a few hundred to a few thousand bytes, and
+        // reading a global's lazily initialised value costs a call per byte.
         let map = tokenBytes
-        for byte in bytes where !isTokenByte(byte, in: map) { return false }
-        return true
+        var token = token
+        let valid = token.withUTF8 { bytes in bytes.allSatisfy { isTokenByte($0, in: map) } }
+        guard valid else { throw Problem.invalidRequest("The token contains characters a token cannot have.") }
     }
 
     /// b64token's characters as a bitmap of the 128 ASCII bytes: one test per byte of a token of up to a few KiB.
