@@ -35,4 +35,31 @@ struct NoFoundationTests {
         #expect(files > 100)
         #expect(offenders.isEmpty, "import Foundation in: \(offenders)")
     }
+
+    /// `scripts/bench/no-foundation.patch` builds the service without the three dependencies that import Foundation, to
+    /// measure what it costs (docs/benchmarks.md, the crowd's memory bound): it must keep applying to this tree, or the
+    /// measurement can no longer be repeated.
+    @Test(.enabled(if: isGitCheckout)) func theMeasurementBuildWithoutFoundationStillApplies() throws {
+        let git = try Self.git(["apply", "--check", "scripts/bench/no-foundation.patch"])
+        #expect(git.status == 0, "git apply --check: \(git.output)")
+    }
+
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A source archive has no `.git`; the check needs one (CI runs on a clone).
+    static var isGitCheckout: Bool { FileManager.default.fileExists(atPath: root.appendingPathComponent(".git").path) }
+
+    static func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", root.path] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
 }
