@@ -13,9 +13,7 @@ struct NoFoundationTests {
     ]
 
     @Test func noServiceModuleImportsFoundation() throws {
-        let sources = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources")
+        let sources = Self.root.appendingPathComponent("Sources")
         var offenders: [String] = []
         var files = 0
         for module in Self.serviceModules {
@@ -40,8 +38,10 @@ struct NoFoundationTests {
     /// measure what it costs (docs/benchmarks.md, the crowd's memory bound): it must keep applying to this tree, or the
     /// measurement can no longer be repeated.
     @Test(.enabled(if: isGitCheckout)) func theMeasurementBuildWithoutFoundationStillApplies() throws {
-        let git = try Self.git(["apply", "--check", "scripts/bench/no-foundation.patch"])
-        #expect(git.status == 0, "git apply --check: \(git.output)")
+        let (status, output) = try FleetPostgres.run(
+            "/usr/bin/env", ["git", "-C", Self.root.path, "apply", "--check", "scripts/bench/no-foundation.patch"]
+        )
+        #expect(status == 0, "git apply --check: \(output)")
     }
 
     static let root = URL(fileURLWithPath: #filePath)
@@ -49,17 +49,4 @@ struct NoFoundationTests {
 
     /// A source archive has no `.git`; the check needs one (CI runs on a clone).
     static var isGitCheckout: Bool { FileManager.default.fileExists(atPath: root.appendingPathComponent(".git").path) }
-
-    static func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", root.path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
 }
