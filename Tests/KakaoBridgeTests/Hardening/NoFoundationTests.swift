@@ -34,7 +34,7 @@ struct NoFoundationTests {
         #expect(offenders.isEmpty, "import Foundation in: \(offenders)")
     }
 
-    /// `scripts/bench/no-foundation.patch` builds the service without the three dependencies that import Foundation, to
+    /// `scripts/bench/no-foundation.patch` builds the service without the two dependencies that import Foundation, to
     /// measure what it costs (docs/benchmarks.md, the crowd's memory bound): it must keep applying to this tree, or the
     /// measurement can no longer be repeated.
     @Test(.enabled(if: isGitCheckout)) func theMeasurementBuildWithoutFoundationStillApplies() throws {
