@@ -21,6 +21,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     case unlinkSteps = "kakao_bridge_unlink_steps_total"
     case unlinkEvents = "kakao_bridge_unlink_events"
     case securityEvents = "kakao_bridge_security_events_total"
+    case stateStoreUp = "kakao_bridge_state_store_up"
     /// Made by the version's code, which names it with this case.
     case buildInfo = "kakao_bridge_build_info"
 
@@ -47,7 +48,7 @@ package enum MetricName: String, CaseIterable, Sendable {
             .counter
         case .requestDuration, .upstreamDuration:
             .histogram
-        case .requestsInFlight, .loginsWaiting, .unlinkEvents, .buildInfo, .processResidentMemory, .processVirtualMemory,
+        case .requestsInFlight, .loginsWaiting, .unlinkEvents, .stateStoreUp, .buildInfo, .processResidentMemory, .processVirtualMemory,
              .processOpenFDs, .processMaxFDs, .processStartTime:
             .gauge
         }
@@ -86,6 +87,8 @@ package enum MetricName: String, CaseIterable, Sendable {
             "Unlink and security events in the state store, by state: pending (steps still to do) or failed (given up)."
         case .securityEvents:
             "Kakao's security events, by event (the type's last path segment) and outcome."
+        case .stateStoreUp:
+            "Whether the state store (state.url) answers: 1, or 0 while it cannot be reached or has not answered since start."
         case .buildInfo:
             "The running build: its version and commit as labels; always 1."
         case .processCPUSeconds:

@@ -18,6 +18,7 @@ struct CheckConfig: AsyncParsableCommand {
 
     func run() async throws {
         let config = try options.load()
+        if let warning = ConfigValidation.metadataWarning(config.firebase) { Console.error("kakao-bridge: warning: \(warning)") }
         let signer: String
         switch config.firebase.signer {
         case .keyFile:

@@ -72,10 +72,10 @@ package final class AccountActions: Sendable {
     }
 
     /// This instance's side of a mark, at once (other instances follow the store's mark, `UnlinkMarkFollower`): the
-    /// user's cached verifications and user record are dropped and, when the mark ends sessions, ID tokens issued up
-    /// to `at` refused (which also stops a verification under way from being cached).
+    /// user's cached verifications and user record are dropped, a verification under way is not cached, and, when the
+    /// mark ends sessions, ID tokens issued up to `at` are refused.
     package func forgetLocally(_ kakaoID: Int64, endingSessionsAt at: Int64?) {
-        if let at { shared.unlinkedUsers.record(kakaoID, at: at) }
+        if let at { shared.unlinkedUsers.record(kakaoID, at: at) } else { shared.unlinkedUsers.recordChange(kakaoID) }
         _ = kakaoCache?.dropUser(kakaoID)
         userCache?.forget(uid: uidPrefix + String(kakaoID))
     }

@@ -12,7 +12,9 @@ struct KakaoNonceMemory: Sendable {
     func use(_ ticket: KakaoNonces.Ticket) async throws(Problem) -> NonceUse {
         try health.require()
         do {
-            return try await store.useNonce(id: ticket.id.bytes, expiresAt: ticket.expiresAt)
+            return try await health.call(store, "use nonce", within: SharedState.storeLimit) { store throws(StateStoreError) in
+                try await store.useNonce(id: ticket.id.bytes, expiresAt: ticket.expiresAt)
+            }
         } catch {
             throw error.problem
         }

@@ -19,17 +19,19 @@ public final class LinkLocks: Sendable {
     /// A key is present while someone holds it; its queue holds the callers waiting for it.
     private let held = Mutex<[String: Deque<CheckedContinuation<Void, Never>>]>([:])
     private let store: any StateStore
+    private let health: StoreHealth
     private let owner: String
     private let clock: UnixClock
 
-    init(store: any StateStore, owner: String, clock: UnixClock) {
+    init(store: any StateStore, health: StoreHealth, owner: String, clock: UnixClock) {
         self.store = store
+        self.health = health
         self.owner = owner
         self.clock = clock
     }
 
     /// One process alone, with its memory for a store (tests).
-    static func inMemory() -> LinkLocks { LinkLocks(store: MemoryStateStore(), owner: "local", clock: .system) }
+    static func inMemory() -> LinkLocks { LinkLocks(store: MemoryStateStore(), health: StoreHealth(), owner: "local", clock: .system) }
 
     /// Runs `body` while holding `key` in this process and in the store. A waiter here is not cancelled: what it waits
     /// for is bounded by upstream deadlines and `waitLimit`.
@@ -44,18 +46,24 @@ public final class LinkLocks: Sendable {
             result = .failure(error)
         }
         // A release that fails leaves the lease to expire: the next link waits, it is not let in early.
-        try? await store.releaseLinkLock(key: key, owner: owner)
+        let owner = self.owner
+        try? await health.call(store, "release link lock", within: SharedState.storeLimit) { store throws(StateStoreError) in
+            try await store.releaseLinkLock(key: key, owner: owner)
+        }
         return try result.get()
     }
 
+    /// Linking needs the store: while it cannot be reached, 503 `state_unavailable` at once (docs/operations.md#shared-state).
     private func acquireInStore(_ key: String) async throws(Problem) {
         let start = ContinuousClock.now
         var pause = Duration.milliseconds(20)
+        let (owner, clock) = (self.owner, self.clock)
         while true {
             do {
-                if try await store.acquireLinkLock(key: key, owner: owner, leaseSeconds: Self.leaseSeconds, now: clock.now()) {
-                    return
+                let acquired = try await health.call(store, "acquire link lock", within: SharedState.storeLimit) { store throws(StateStoreError) in
+                    try await store.acquireLinkLock(key: key, owner: owner, leaseSeconds: Self.leaseSeconds, now: clock.now())
                 }
+                if acquired { return }
             } catch {
                 throw error.problem
             }

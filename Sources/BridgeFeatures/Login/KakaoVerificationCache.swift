@@ -17,7 +17,7 @@ public final class KakaoVerificationCache: KakaoVerifying {
     private let inner: any KakaoVerifying
     private let ttl: Int64
     private let clock: UnixClock
-    /// A verification that was under way when the user's unlink webhook arrived is not stored.
+    /// A verification that was under way when the user unlinked, or their account changed, is not stored.
     private let unlinkedUsers: UnlinkedKakaoUsers?
     private let state: Mutex<VerificationTable>
     private let flights = SingleFlight<TokenDigest, Result<VerifiedKakaoToken, Problem>>()
@@ -126,14 +126,17 @@ public final class KakaoVerificationCache: KakaoVerifying {
     /// Failures are never stored: a token Kakao refused a moment ago may be fine after Kakao recovers.
     private func store(_ key: TokenDigest, _ verified: VerifiedKakaoToken, startedAt: Int64) {
         guard ttl > 0 else { return }
-        // Seconds are coarse: a verification that began in the second of the unlink is not trusted either.
-        if let unlinkedAt = unlinkedUsers?.unlinkedAt(verified.user.id), unlinkedAt >= startedAt { return }
         let now = clock.now()
         var trustedUntil = now + ttl
         if let expiresIn = verified.expiresIn { trustedUntil = min(trustedUntil, now + expiresIn) }
         guard trustedUntil > now else { return }
         let tokenExpiresAt = verified.expiresIn.map { now + $0 }
+        let unlinkedUsers = self.unlinkedUsers
         state.withLock { state in
+            // Asked under the table's lock: a mark recorded before this is seen, and one recorded after it drops the entry
+            // (`dropUser` takes the same lock), so a verification that was under way when the person unlinked, or when a
+            // security event such as `token-revoked` arrived, is never kept (docs/api.md#kakaos-security-events).
+            if let unlinkedUsers, !unlinkedUsers.allowsCaching(verified.user.id, verificationStartedAt: startedAt) { return }
             // Made under the lock: the entry is not `Sendable`, so it cannot be handed into the mutex from outside.
             guard let entry = CachedVerification.make(
                 digest: key, user: verified.user, trustedUntil: trustedUntil, tokenExpiresAt: tokenExpiresAt

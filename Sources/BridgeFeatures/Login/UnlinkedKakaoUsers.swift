@@ -18,31 +18,57 @@ public final class UnlinkedKakaoUsers: Sendable {
         self.marks = Mutex(ExpiringTable(maxEntries: maxEntries))
     }
 
-    /// Remembers that `kakaoID` unlinked at `at` (now, when not said); a later time wins.
+    /// Remembers that `kakaoID` unlinked at `at` (now, when not said); a later time wins. An unlink is a change too.
     public func record(_ kakaoID: Int64, at: Int64? = nil) {
+        remember(kakaoID, sessionsEndedAt: at ?? clock.now())
+    }
+
+    /// Remembers that `kakaoID`'s account changed now, as this process learned it (a security event such as
+    /// `token-revoked`, here or at another instance): a verification of theirs that began before is not cached.
+    public func recordChange(_ kakaoID: Int64) {
+        remember(kakaoID, sessionsEndedAt: nil)
+    }
+
+    private func remember(_ kakaoID: Int64, sessionsEndedAt: Int64?) {
         let now = clock.now()
-        let at = at ?? now
         marks.withLock { marks in
-            if let known = marks.entry(for: kakaoID, now: now), known.at >= at { return }
-            _ = marks.insert(UnlinkMark(key: kakaoID, at: at), now: now)
+            let known = marks.entry(for: kakaoID, now: now)
+            let endedAt = max(known?.at ?? 0, sessionsEndedAt ?? 0)
+            _ = marks.insert(UnlinkMark(key: kakaoID, at: endedAt, changedAt: now), now: now)
         }
     }
 
     /// When `kakaoID` unlinked, if within the last 24 hours.
     public func unlinkedAt(_ kakaoID: Int64) -> Int64? {
         let now = clock.now()
-        return marks.withLock { $0.entry(for: kakaoID, now: now)?.at }
+        return marks.withLock { mark in
+            guard let at = mark.entry(for: kakaoID, now: now)?.at, at > 0 else { return nil }
+            return at
+        }
+    }
+
+    /// Whether a verification of `kakaoID` that began at `startedAt` may be cached: not when the person unlinked, or this
+    /// process learned of a change of their account, since it began. Seconds are coarse: a verification that began in
+    /// the second of the mark is not trusted either.
+    public func allowsCaching(_ kakaoID: Int64, verificationStartedAt startedAt: Int64) -> Bool {
+        let now = clock.now()
+        guard let mark = marks.withLock({ $0.entry(for: kakaoID, now: now) }) else { return true }
+        return max(mark.at, mark.changedAt) < startedAt
     }
 }
 
-/// One unlink, remembered for `UnlinkedKakaoUsers.rememberedSeconds`.
+/// One unlink or change, remembered for `UnlinkedKakaoUsers.rememberedSeconds` after the later of its two times.
 package final class UnlinkMark: ExpiringEntry {
     package let key: Int64
+    /// When the person's sessions ended (0: they did not, only their account changed).
     package let at: Int64
-    package var expiresAt: Int64 { at + UnlinkedKakaoUsers.rememberedSeconds }
+    /// When this process learned of the latest change (an unlink included).
+    package let changedAt: Int64
+    package var expiresAt: Int64 { max(at, changedAt) + UnlinkedKakaoUsers.rememberedSeconds }
 
-    package init(key: Int64, at: Int64) {
+    package init(key: Int64, at: Int64, changedAt: Int64) {
         self.key = key
         self.at = at
+        self.changedAt = changedAt
     }
 }

@@ -9,8 +9,14 @@ import Upstreams
 /// with the marks that drop caches on every instance) before the answer; the actions then run as the unlink steps do
 /// (`AccountActions`). Present exactly when `kakao.events.audiences` is not empty.
 package final class SecurityEvents: Sendable {
-    /// How long a `jti` is remembered: the same SET again changes nothing.
-    package static let jtiLifetimeSeconds: Int64 = 7 * 86_400
+    /// How long a `jti` is remembered at least: the same SET again changes nothing.
+    package static let minimumJTILifetimeSeconds: Int64 = 7 * 86_400
+
+    /// Longer than a SET is accepted (`kakao.events.max_age_seconds` and the clock skew) by a day, and at least
+    /// `minimumJTILifetimeSeconds`: a SET still young enough to be accepted must never find its `jti` forgotten.
+    package var jtiLifetimeSeconds: Int64 {
+        max(Self.minimumJTILifetimeSeconds, verifier.rules.maxAgeSeconds + verifier.rules.clockSkewSeconds + 86_400)
+    }
 
     let verifier: KakaoSecurityEventVerifier
     package let actions: AccountActions
@@ -59,42 +65,51 @@ package final class SecurityEvents: Sendable {
     /// Records the SET's events before it is acknowledged. The queue takes an event once (its id comes from the `jti`),
     /// marks are the same when written twice (their time is the SET's `iat`), and the `jti` is remembered last: a store
     /// that fails half-way is 503 `state_unavailable`, Kakao sends the SET again, and nothing is lost or done twice.
+    /// All of it within the webhook's deadline, even from a store that hangs.
     package func accept(_ token: SecurityEventToken) async throws(Problem) -> Accepted {
         try shared.health.require()
         let now = clock.now()
         let at = min(token.issuedAt, now)
-        var queued: [UnlinkEvent] = []
-        var acknowledged: [String] = []
+        let (actions, jtiLifetime) = (self.actions, self.jtiLifetimeSeconds)
+        let accepted: Accepted
         do {
-            for (index, event) in token.events.enumerated() {
-                let action = AccountAction(eventType: event.type)
-                guard action.isQueued else {
-                    acknowledged.append(AccountAction.metricName(event.type))
-                    continue
+            accepted = try await shared.withStore("record security event", within: deadline) { store throws(StateStoreError) in
+                var queued: [UnlinkEvent] = []
+                var acknowledged: [String] = []
+                for (index, event) in token.events.enumerated() {
+                    let action = AccountAction(eventType: event.type)
+                    guard action.isQueued else {
+                        acknowledged.append(AccountAction.metricName(event.type))
+                        continue
+                    }
+                    let reason = action == .unlink ? (event.type == AccountAction.purgedType ? "ACCOUNT_DELETE" : event.reason ?? "") : ""
+                    let entry = actions.newEvent(
+                        id: SecurityEventIDs.eventID(jti: token.jti, index: index), kakaoID: event.kakaoID, reason: reason,
+                        eventType: event.type, now: now
+                    )
+                    let isNew = try await store.enqueue(entry)
+                    switch action.mark {
+                    case .endsSessions: try await store.recordUnlink(kakaoID: event.kakaoID, at: at)
+                    case .changes: try await store.recordChange(kakaoID: event.kakaoID, at: at)
+                    case nil: break
+                    }
+                    if isNew { queued.append(entry) }
                 }
-                let reason = action == .unlink ? (event.type == AccountAction.purgedType ? "ACCOUNT_DELETE" : event.reason ?? "") : ""
-                let entry = actions.newEvent(
-                    id: SecurityEventIDs.eventID(jti: token.jti, index: index), kakaoID: event.kakaoID, reason: reason,
-                    eventType: event.type, now: now
-                )
-                let isNew = try await shared.store.enqueue(entry)
-                switch action.mark {
-                case .endsSessions: try await shared.store.recordUnlink(kakaoID: event.kakaoID, at: at)
-                case .changes: try await shared.store.recordChange(kakaoID: event.kakaoID, at: at)
-                case nil: break
+                let jtiKey = SHA256.hash(Array(("kakao-set-jti\u{0}" + token.jti).utf8))
+                if try await store.useNonce(id: jtiKey, expiresAt: now + jtiLifetime) == .replayed {
+                    // Seen before but gone from the queue (done more than a day ago): what was queued again is dropped.
+                    for entry in queued { try await store.finish(id: entry.id) }
+                    return Accepted(queued: [], acknowledged: acknowledged, replayed: true)
                 }
-                if isNew { queued.append(entry) }
-            }
-            let jtiKey = SHA256.hash(Array(("kakao-set-jti\u{0}" + token.jti).utf8))
-            if try await shared.store.useNonce(id: jtiKey, expiresAt: now + Self.jtiLifetimeSeconds) == .replayed {
-                // Seen within 7 days but gone from the queue (done more than a day ago): what was queued again is dropped.
-                for entry in queued { try await shared.store.finish(id: entry.id) }
-                return Accepted(queued: [], acknowledged: acknowledged, replayed: true)
+                return Accepted(queued: queued, acknowledged: acknowledged, replayed: false)
             }
         } catch {
             logger.error("security event: the state store cannot record the event", metadata: ["reason": "\(error.description)"])
             throw error.problem
         }
+        if accepted.replayed { return accepted }
+        let queued = accepted.queued
+        let acknowledged = accepted.acknowledged
         for event in token.events {
             guard let mark = AccountAction(eventType: event.type).mark else { continue }
             actions.forgetLocally(event.kakaoID, endingSessionsAt: mark == .endsSessions ? at : nil)

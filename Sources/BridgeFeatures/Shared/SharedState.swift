@@ -17,7 +17,7 @@ public final class SharedState: Sendable {
     /// The nonces' HMAC key while `kakao.oidc.nonce_secret` is empty: one per process.
     let generatedNonceSecret: [UInt8]
     let linkLocks: LinkLocks
-    /// Whether the store answered lately; `/readyz` is 503 while it does not.
+    /// Whether the store answers (`/readyz`, the gauge, and the requests that need it).
     public let health: StoreHealth
     let clock: UnixClock
 
@@ -27,14 +27,29 @@ public final class SharedState: Sendable {
         self.instanceID = Base64URL.encode(SecureRandom.bytes(count: 12))
         self.unlinkedUsers = UnlinkedKakaoUsers(clock: clock)
         self.generatedNonceSecret = SecureRandom.bytes(count: 32)
-        self.health = StoreHealth()
-        self.linkLocks = LinkLocks(store: store, owner: instanceID, clock: clock)
+        // Memory always answers; a database has to, once, before the instance is ready.
+        self.health = StoreHealth(answered: !isDurable)
+        self.linkLocks = LinkLocks(store: store, health: health, owner: instanceID, clock: clock)
         self.clock = clock
     }
 
     /// This process's memory: the sandbox and the tests.
     public static func inMemory(clock: UnixClock = .system) -> SharedState {
         SharedState(store: MemoryStateStore(clock: clock), isDurable: false, clock: clock)
+    }
+}
+
+extension SharedState {
+    /// How long one store operation of a request may take: then the request answers 503 `state_unavailable` and the
+    /// store counts as unreachable (docs/operations.md#shared-state).
+    public static let storeLimit: Duration = .seconds(5)
+
+    /// The one way a request uses the store (`StoreHealth.call`).
+    func withStore<T: Sendable>(
+        _ what: String, within limit: Duration = storeLimit,
+        _ body: @escaping @Sendable (any StateStore) async throws(StateStoreError) -> T
+    ) async throws(StateStoreError) -> T {
+        try await health.call(store, what, within: limit, body)
     }
 }
 

@@ -44,23 +44,39 @@ public struct UnlinkMarkFollower: Sendable {
         }
     }
 
-    /// One round: every mark after `cursor`, applied; the cursor to ask with next.
+    /// One round: every mark after `cursor`, applied; the cursor to ask with next. A round that has not come back within
+    /// `SharedState.storeLimit` is given up (the store goes on unawaited) and the store counts as unreachable: a stopped
+    /// database must not leave `/readyz` and the requests believing it answers.
     func follow(from cursor: Int64) async -> Int64 {
+        let store = shared.store
+        let page: UnlinkMarkPage
         do {
-            let page = try await shared.store.unlinkMarks(after: cursor)
-            for mark in page.marks {
-                shared.unlinkedUsers.record(mark.kakaoID, at: mark.at)
-                onMark(mark.kakaoID)
+            page = try await withDeadline(SharedState.storeLimit) { () async throws -> UnlinkMarkPage in
+                try await store.unlinkMarks(after: cursor)
             }
-            if !shared.health.isReachable { logger.info("the state store answers again") }
-            shared.health.succeeded()
-            return page.cursor
         } catch {
-            if shared.health.isReachable {
-                logger.error("the state store cannot be reached; /readyz is 503 until it answers", metadata: ["reason": "\(error.description)"])
+            let reason = switch error {
+            case let error as StateStoreError: error.description
+            case is DeadlinePassed: "state store unavailable: no answer within \(SharedState.storeLimit)"
+            default: "state store unavailable: \(type(of: error))"
             }
-            shared.health.failed(error.description)
+            if shared.health.failed(reason) != .unreachable {
+                logger.error(
+                    "the state store cannot be reached; requests that need it answer 503 state_unavailable until it answers",
+                    metadata: ["reason": "\(reason)"]
+                )
+            }
             return cursor
         }
+        for mark in page.marks {
+            if mark.endsSessions {
+                shared.unlinkedUsers.record(mark.kakaoID, at: mark.at)
+            } else {
+                shared.unlinkedUsers.recordChange(mark.kakaoID)
+            }
+            onMark(mark.kakaoID)
+        }
+        if shared.health.succeeded() == .unreachable { logger.info("the state store answers again") }
+        return page.cursor
     }
 }

@@ -59,8 +59,11 @@ package final class KakaoUnlink: Sendable {
         )
         try shared.health.require()
         do {
-            try await shared.store.enqueue(queued)
-            try await shared.store.recordUnlink(kakaoID: event.kakaoID, at: now)
+            // Within the webhook's deadline: Kakao wants its answer within 3 s, even from a store that hangs.
+            try await shared.withStore("record unlink", within: deadline) { store throws(StateStoreError) in
+                try await store.enqueue(queued)
+                try await store.recordUnlink(kakaoID: event.kakaoID, at: now)
+            }
         } catch {
             logger.error("unlink webhook: the state store cannot record the event", metadata: [
                 "kakao_id": "\(event.kakaoID)", "reason": "\(error.description)",

@@ -182,13 +182,56 @@ package enum ConfigValidation {
               "firebase.service_account_email",
               "must be a service account's email, e.g. NAME@PROJECT.iam.gserviceaccount.com, or empty to ask the metadata server")
         url(firebase.iamCredentialsURL, "firebase.iam_credentials_url")
+        // Only host[:port]: a user part, a path, `?` or `#` could send the access tokens elsewhere than the host it names.
         if !firebase.metadataURL.isEmpty {
-            check(isHTTPURL(firebase.metadataURL), "firebase.metadata_url",
-                  "must be an http:// URL with a host (e.g. http://metadata.google.internal), or empty")
+            check(metadataHost(ofURL: firebase.metadataURL) != nil, "firebase.metadata_url",
+                  "must be http://HOST or http://HOST:PORT, nothing more (e.g. http://metadata.google.internal), or empty")
         } else if !firebase.metadataHost.isEmpty {
-            check(isHTTPURL("http://" + firebase.metadataHost) && !firebase.metadataHost.contains("/"), metadataHostPath,
+            check(plainHost(firebase.metadataHost) != nil, metadataHostPath,
                   "must be a host or host:port, as Google's auth libraries read it (e.g. 169.254.169.254 or metadata.google.internal:80)")
         }
+    }
+
+    /// The host of `http://HOST[:PORT]` (one trailing `/` allowed); nil for anything else.
+    package static func metadataHost(ofURL text: String) -> String? {
+        guard text.lowercased().hasPrefix("http://") else { return nil }
+        var rest = text.dropFirst(7)
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        return plainHost(String(rest))
+    }
+
+    /// The host of `HOST`, `HOST:PORT` or `[V6]:PORT`; nil when the text is anything more (a user part, a path, a query).
+    package static func plainHost(_ text: String) -> String? {
+        guard !text.contains(where: { $0.isWhitespace || "/@?#%\\".contains($0) }) else { return nil }
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            let after = text[text.index(after: close)...]
+            guard after.isEmpty || validPort(after) else { return nil }
+            let host = text[text.index(after: text.startIndex)..<close]
+            return host.isEmpty ? nil : String(host)
+        }
+        var host = Substring(text)
+        if let colon = text.firstIndex(of: ":") {
+            guard validPort(text[colon...]) else { return nil }
+            host = text[..<colon]
+        }
+        return host.isEmpty ? nil : String(host)
+    }
+
+    /// With `firebase.signer: iam`, the warning for a metadata server that is not Google's (169.254.169.254,
+    /// metadata.google.internal) or on this machine: it is asked over plain HTTP and answers with access tokens, which
+    /// anyone on the path to another host could read (docs/configuration.md#keyless-signing). Nil when there is none.
+    package static func metadataWarning(_ firebase: BridgeConfig.Firebase) -> String? {
+        guard firebase.signer == .iam else { return nil }
+        let host = firebase.metadataURL.isEmpty
+            ? (firebase.metadataHost.isEmpty ? "metadata.google.internal" : plainHost(firebase.metadataHost))
+            : metadataHost(ofURL: firebase.metadataURL)
+        guard let host else { return nil }
+        let lowered = host.lowercased()
+        if lowered == "169.254.169.254" || lowered == "metadata.google.internal" || lowered == "metadata.google.internal."
+            || isLoopback(lowered) { return nil }
+        return "the metadata server \(host) is not Google's (169.254.169.254, metadata.google.internal) nor on this machine: "
+            + "it is asked over plain HTTP and answers with access tokens; make sure nobody else is on the path to it"
     }
 
     /// `name@domain`, nothing that could change the signBlob URL it goes into: no whitespace, `/`, `?`, `#` or `%`.
@@ -300,9 +343,10 @@ package enum ConfigValidation {
         return octets.allSatisfy { octet in UInt8(octet).map { _ in !octet.isEmpty } ?? false }
     }
 
-    /// `:` followed by 1–5 digits.
+    /// `:` followed by a port number: 1–5 digits, at most 65535.
     private static func validPort(_ text: Substring) -> Bool {
         let digits = text.dropFirst()
         return text.first == ":" && (1...5).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+            && Int(digits).map { $0 <= 65_535 } == true
     }
 }

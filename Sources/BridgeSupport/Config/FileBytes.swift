@@ -32,4 +32,15 @@ package enum FileBytes {
         guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_mode & 0o7777)
     }
+
+    /// Creates `path` empty with `mode` when it does not exist (an existing file is left as it is); false when it could
+    /// not be created.
+    package static func createIfMissing(path: String, mode: Int) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
+        return errno == EEXIST
+    }
 }

@@ -19,4 +19,22 @@ package enum PrivateFile {
         "\(path) is readable or writable by every user of this machine (mode \(String(mode & 0o777, radix: 8))); "
             + "make it private to the service: chmod 600 \(path) (or chmod 640 with a group only the service is in)"
     }
+
+    /// The rule for the SQLite state file (docs/operations.md#shared-state): whoever can write it, or the directory that
+    /// holds it (and so replace it), can queue account actions, so a file or directory that others may write
+    /// (`mode & 0o002`, a shared sticky directory such as /tmp included) is refused, with the fix. Reading by others is
+    /// not refused here: the file is created 0600, and holds no secret.
+    package static func writableRefusal(stateFile path: String) -> String? {
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        if let mode = FileBytes.mode(path: directory), mode & 0o002 != 0 {
+            return "\(directory) (the directory of \(path)) is writable by every user of this machine (mode "
+                + "\(String(mode & 0o777, radix: 8))), so anyone could replace the state file and queue account actions; "
+                + "keep it in a directory only the service can write, e.g. /var/lib/kakao-bridge (chmod 700)"
+        }
+        if let mode = FileBytes.mode(path: path), mode & 0o002 != 0 {
+            return "\(path) is writable by every user of this machine (mode \(String(mode & 0o777, radix: 8))), so anyone "
+                + "could queue account actions; make it private to the service: chmod 600 \(path)"
+        }
+        return nil
+    }
 }

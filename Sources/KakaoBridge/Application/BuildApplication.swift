@@ -104,6 +104,7 @@ func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
     } else {
         logger.info("starting", metadata: metadata)
     }
+    if let warning = ConfigValidation.metadataWarning(config.firebase) { logger.warning("\(warning)") }
     // docs/operations.md#shared-state: a restart loses what the webhook has not finished, and other instances see nothing.
     if !shared.isDurable, !config.kakao.adminKey.isEmpty {
         logger.warning("the unlink webhook is on with state.url empty: pending unlink steps live in this process's memory and are lost when it stops; set state.url for a durable store")

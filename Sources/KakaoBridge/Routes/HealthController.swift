@@ -9,7 +9,8 @@ import Upstreams
 /// certificates fetched when the hook is on; and not draining). `/readyz` names the signer (docs/api.md#get-readyz).
 struct HealthController {
     let holder: FeatureHolder
-    /// The state store answered lately (`UnlinkMarkFollower`); an instance that cannot reach it takes no traffic.
+    /// Whether the state store answers (`UnlinkMarkFollower`): an instance whose store has never answered takes no
+    /// traffic; after that an outage shows in the body, not the status (docs/operations.md#readiness).
     let storeHealth: StoreHealth
 
     func register(on router: Router<BridgeRequestContext>) {
@@ -19,6 +20,7 @@ struct HealthController {
             // Which build answers, so a rollout can be followed probe by probe (docs/operations.md#versions).
             var body: [String: JSONValue] = [
                 "status": "ready", "version": .string(BuildVersion.version), "commit": .string(BuildVersion.commit),
+                "state_store": .string(storeHealth.isReachable ? "reachable" : "unreachable"),
             ]
             if let firebase = holder.current?.config.firebase {
                 body["signer"] = .string(firebase.signer.rawValue)
@@ -32,7 +34,11 @@ struct HealthController {
     func readinessProblem() -> String? {
         if holder.isDraining { return "Shutting down." }
         guard let features = holder.current else { return holder.notLoadedReason }
-        if !storeHealth.isReachable { return "The state store cannot be reached (state.url)." }
+        if !storeHealth.hasAnswered {
+            return storeHealth.isReachable
+                ? "The state store has not answered yet (state.url)."
+                : "The state store cannot be reached (state.url)."
+        }
         if let hook = features.hook, !hook.idTokens.isReady { return "Google's certificates have not been fetched yet." }
         return nil
     }

@@ -36,6 +36,8 @@ struct SecurityEventController {
             case .keysUnavailable(let problem): throw problem
             }
         }
+        // One deadline for recording the events and their first steps together: Kakao counts the whole answer.
+        let acceptedAt = ContinuousClock.now
         let accepted = try await events.accept(token)
         let callContext = context.callContext
         let actions = events.actions
@@ -46,7 +48,7 @@ struct SecurityEventController {
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        let outcomes = await work.value(orNilAfter: events.deadline)
+        let outcomes = await work.value(orNilAfter: events.deadline - (ContinuousClock.now - acceptedAt))
         Self.count(token, accepted, outcomes: outcomes, meters: events.meters)
         return Response(status: .accepted)
     }

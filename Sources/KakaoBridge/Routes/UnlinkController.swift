@@ -27,11 +27,13 @@ struct UnlinkController {
         let unlink = try unlink.get()
         try Self.authorize(request, adminKey: unlink.adminKey)
         let event = try await Self.event(from: request, appID: unlink.appID)
+        // One deadline for recording the event and its first steps together: Kakao counts the whole answer.
+        let accepted = ContinuousClock.now
         let queued = try await unlink.accept(event)
 
         let callContext = context.callContext
         let work = Task { await unlink.work(queued, context: callContext) }
-        let outcome = await work.value(orNilAfter: unlink.deadline) ?? .pending
+        let outcome = await work.value(orNilAfter: unlink.deadline - (ContinuousClock.now - accepted)) ?? .pending
         unlink.meters.count(outcome)
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "OK")))
     }

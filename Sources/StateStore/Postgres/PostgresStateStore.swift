@@ -35,6 +35,9 @@ public final class PostgresStateStore: StateStore {
         configuration.options.connectTimeout = operationTimeout
         configuration.options.maximumConnections = max(maximumConnections, 2)
         configuration.options.minimumConnections = 0
+        configuration.options.additionalStartupParameters = Self.sessionSettings(operationTimeout: operationTimeout)
+        // An idle pooled connection to a server that went away is found out within seconds, not at its next use.
+        configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.schemaName = schema
         self.quotedSchema = "\"\(schema)\""
@@ -42,6 +45,22 @@ public final class PostgresStateStore: StateStore {
         self.logger = logger
         self.clock = clock
         self.operationTimeout = operationTimeout
+    }
+
+    /// Set on every connection at start (docs/operations.md#shared-state). The server ends a statement that runs, or
+    /// waits on a lock, past the operation's limit, so a held table lock frees the connection instead of keeping it
+    /// until the lock goes; and its TCP keepalive drops a connection whose client vanished. (The client side gives up at
+    /// the limit by itself, `withinTimeout`, whatever the server does: a stopped server answers nothing.)
+    static func sessionSettings(operationTimeout: Duration) -> [(String, String)] {
+        let milliseconds = max(1, Int(operationTimeout.milliseconds))
+        return [
+            ("statement_timeout", String(milliseconds)),
+            ("lock_timeout", String(milliseconds)),
+            ("idle_in_transaction_session_timeout", String(milliseconds * 2)),
+            ("tcp_keepalives_idle", "10"),
+            ("tcp_keepalives_interval", "5"),
+            ("tcp_keepalives_count", "3"),
+        ]
     }
 
     private static func tls(_ mode: StateStoreURL.SSLMode) -> PostgresClient.Configuration.TLS {
@@ -463,32 +482,28 @@ public final class PostgresStateStore: StateStore {
 
     private func table(_ name: String) -> String { "\(quotedSchema).kakao_bridge_\(name)" }
 
-    /// Makes sure the tables are ready, then runs `body` within the operation timeout.
+    /// Makes sure the tables are ready, then runs `body`: both within one operation timeout.
     private func perform<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async throws(StateStoreError) -> T {
-        if !migrated.withLock({ $0 }) { try await migrate() }
-        return try await withinTimeout(what) { try await body(self.client) }
+        try await withinTimeout(what) {
+            if !self.migrated.withLock({ $0 }) {
+                try await self.applyMigrations()
+                self.migrated.withLock { $0 = true }
+            }
+            return try await body(self.client)
+        }
     }
 
-    private struct TimedOut: Error {}
-
+    /// Gives up at the operation timeout without waiting for the query (`withDeadline`): PostgresNIO's queries do not end
+    /// on cancellation, and one waiting on a stopped server or a held lock would hold its caller as long as that lasts.
     private func withinTimeout<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws(StateStoreError) -> T {
-        let timeout = operationTimeout
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw TimedOut()
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
-        } catch is TimedOut {
-            throw StateStoreError(.unavailable, "\(what): no answer within \(timeout)")
+            return try await withDeadline(operationTimeout, body)
+        } catch is DeadlinePassed {
+            throw StateStoreError(.unavailable, "\(what): no answer within \(operationTimeout)")
         } catch {
             throw Self.storeError(error, doing: what)
         }

@@ -32,6 +32,13 @@ public final class SQLiteStateStore: StateStore {
     public static func open(
         path: String, logger: Logger, clock: UnixClock = .system, busyTimeoutMilliseconds: Int = 5000
     ) async throws(StateStoreError) -> SQLiteStateStore {
+        // docs/operations.md#shared-state: whoever can write the file can queue account actions.
+        if let refusal = PrivateFile.writableRefusal(stateFile: path) { throw StateStoreError(.rejected, refusal) }
+        // Created private before SQLite opens it (SQLite would make it 0644 under the usual umask); its -wal and -shm
+        // files take the database file's mode.
+        guard FileBytes.createIfMissing(path: path, mode: 0o600) else {
+            throw StateStoreError(.rejected, "open \(path): the file cannot be created")
+        }
         let threadPool = NIOThreadPool(numberOfThreads: 1)
         threadPool.start()
         let connection: SQLiteConnection

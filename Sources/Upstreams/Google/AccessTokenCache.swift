@@ -11,14 +11,14 @@ import Synchronization
 package final class AccessTokenCache: Sendable {
     /// Refresh this long before Google's expiry, so a token is never sent in its last minutes.
     package static let refreshMarginSeconds: Int64 = 300
-    /// However short a lifetime Google (or something in its place) claims, a token is kept at least this long: a faulty
-    /// `expires_in` must not turn every login into a fetch (docs/api.md#credentials).
+    /// However short a lifetime Google (or something in its place) claims, a token is kept at least this long, so that a
+    /// faulty `expires_in` does not turn every login into a fetch; but never past its expiry (docs/api.md#credentials).
     package static let minimumKeepSeconds: Int64 = 30
 
     /// How long a token of this lifetime is used before the next fetch: 5 minutes short of its expiry, or half its
-    /// lifetime when that is longer, and never less than `minimumKeepSeconds`.
+    /// lifetime when that is longer, at least `minimumKeepSeconds`, and never longer than the token lives.
     package static func keepSeconds(expiresIn: Int64) -> Int64 {
-        max(expiresIn - refreshMarginSeconds, expiresIn / 2, minimumKeepSeconds)
+        min(max(expiresIn - refreshMarginSeconds, expiresIn / 2, minimumKeepSeconds), max(expiresIn, 0))
     }
 
     private enum Source: Sendable {

@@ -42,6 +42,12 @@ package struct KakaoIDTokenVerifier: Sendable {
         guard header["crit"] == nil else {
             throw KakaoIDTokenClaimRules.invalid("The ID token's header has crit extensions, which are not supported.")
         }
+        // A Kakao-signed JWT of another kind (a security event, `secevent+jwt`) is no login (docs/api.md#kakao-id-tokens).
+        if let typ = header["typ"] {
+            guard let text = typ.stringValue, ["jwt", "application/jwt"].contains(text.lowercased()) else {
+                throw KakaoIDTokenClaimRules.invalid("The ID token's header typ must be JWT (or absent).")
+            }
+        }
         // `jwk`, `jku`, `x5u`, `x5c` in the header are ignored: keys come from the configured JWKS URL only.
         guard let kid = header["kid"]?.stringValue, !kid.isEmpty else {
             throw KakaoIDTokenClaimRules.invalid("The ID token's header has no kid.")

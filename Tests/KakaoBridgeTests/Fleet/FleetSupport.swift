@@ -286,7 +286,7 @@ final class Fleet: @unchecked Sendable {
     /// Runs `body` with the stand-ins, a fresh store of `kind` and a configuration file for it; instances are started by
     /// `body` (`start`) and always killed afterwards, the directory removed. One end-to-end world at a time.
     static func with(
-        _ kind: FleetStore, _ settings: FleetSettings, world options: TestWorld.Options = .init(),
+        _ kind: FleetStore, _ settings: FleetSettings, world options: TestWorld.Options = .init(), stateURL: String? = nil,
         _ body: (Fleet) async throws -> Void
     ) async throws {
         var options = options
@@ -295,7 +295,11 @@ final class Fleet: @unchecked Sendable {
         try await TestWorld.with(options) { world in
             let directory = try OpsFiles.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            let state = try await FleetStateLocation.make(kind, in: directory)
+            let state = if let stateURL {
+                FleetStateLocation(url: stateURL, directory: directory)
+            } else {
+                try await FleetStateLocation.make(kind, in: directory)
+            }
             let configPath = directory.appendingPathComponent("bridge.yaml").path
             // Secrets inside: mode 600, as the service asks of a file with secrets.
             try OpsFiles.writePrivate(settings.yaml(world: world, stateURL: state.url), to: configPath)
