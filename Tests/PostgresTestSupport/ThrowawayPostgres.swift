@@ -26,6 +26,18 @@ public enum ThrowawayPostgres {
         if let url = ProcessInfo.processInfo.environment["KB_TEST_POSTGRES_URL"], !url.isEmpty { return url }
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("kb-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let url = try startServer(in: directory)
+        startedDirectory = directory
+        atexit {
+            guard let directory = ThrowawayPostgres.startedDirectory else { return }
+            stopServer(in: directory)
+        }
+        return url
+    }
+
+    /// A server of the caller's own in `directory` (a test that stops or freezes its server must not share one); its
+    /// URL. The caller stops it with `stopServer(in:)`.
+    public static func startServer(in directory: String) throws -> String {
         let errors = directory + ".err"
         // popen rather than Foundation's Process: its waitUntilExit can miss the end of a script whose children (the
         // server) outlive it.
@@ -44,11 +56,11 @@ public enum ThrowawayPostgres {
             try? FileManager.default.removeItem(atPath: directory)
             throw Unavailable(description: missing + ". scripts/postgres-test-server said: \(message)")
         }
-        startedDirectory = directory
-        atexit {
-            guard let directory = ThrowawayPostgres.startedDirectory else { return }
-            _ = system("/bin/bash '\(ThrowawayPostgres.script)' stop '\(directory)' >/dev/null 2>&1; rm -rf '\(directory)'")
-        }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Stops the server `startServer(in:)` started and removes its directory.
+    public static func stopServer(in directory: String) {
+        _ = system("/bin/bash '\(script)' stop '\(directory)' >/dev/null 2>&1; rm -rf '\(directory)'")
     }
 }

@@ -1,6 +1,7 @@
 import BridgeJSON
 import BridgeSupport
 import Foundation
+import PostgresTestSupport
 import StandIns
 import Testing
 
@@ -126,34 +127,29 @@ struct DedicatedPostgres {
     let directory: String
     let url: String
 
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("scripts/postgres-test-server").path
-
     static func start() throws -> DedicatedPostgres {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-hung-\(UUID().uuidString)").path
-        let (status, output) = try FleetPostgres.run("/bin/bash", [script, "start", directory])
-        guard status == 0, let url = output.split(separator: "\n").last.map(String.init), url.hasPrefix("postgres://") else {
-            throw HarnessError("scripts/postgres-test-server start failed (\(status)): \(output)")
-        }
-        return DedicatedPostgres(directory: directory, url: url)
+        return DedicatedPostgres(directory: directory, url: try ThrowawayPostgres.startServer(in: directory))
     }
 
     /// The postmaster and every process it started.
     func signal(_ signal: Int32) {
         guard let pidFile = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
               let first = pidFile.split(separator: "\n").first, let postmaster = Int32(first) else { return }
-        var pids = [postmaster]
-        if let children = try? FleetPostgres.run("/usr/bin/pgrep", ["-P", String(postmaster)]).1 {
-            pids += children.split(separator: "\n").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+        // Its children, from /proc: the fourth field of /proc/PID/stat is the parent's pid.
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        let children = entries.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == postmaster
         }
-        for pid in pids { kill(pid, signal) }
+        for pid in [postmaster] + children { kill(pid, signal) }
     }
 
     func stop() {
         signal(SIGCONT)
-        _ = try? FleetPostgres.run("/bin/bash", [Self.script, "stop", directory])
-        try? FileManager.default.removeItem(atPath: directory)
+        ThrowawayPostgres.stopServer(in: directory)
     }
 }
 
