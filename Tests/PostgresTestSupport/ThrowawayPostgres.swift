@@ -30,7 +30,7 @@ public enum ThrowawayPostgres {
         startedDirectory = directory
         atexit {
             guard let directory = ThrowawayPostgres.startedDirectory else { return }
-            stopServer(in: directory)
+            ThrowawayPostgres.stopServer(in: directory)
         }
         return url
     }

@@ -191,11 +191,14 @@ final class TableLock: Sendable {
         return TableLock(process: process, input: input)
     }
 
-    /// Ends the session (and with it the transaction and its locks).
+    /// Ends the session (and with it the transaction and its locks): psql ends at the end of its input; it does not
+    /// end on SIGTERM while it waits for a line, so SIGKILL follows if it is still there.
     func release() {
         guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     private static func psqlPath() throws -> String {
