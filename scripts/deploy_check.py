@@ -16,7 +16,6 @@ import os
 import re
 import secrets
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
