@@ -63,7 +63,7 @@ package final class KakaoUnlink: Sendable {
             try await shared.store.recordUnlink(kakaoID: event.kakaoID, at: now)
         } catch {
             logger.error("unlink webhook: the state store cannot record the event", metadata: [
-                "kakao_id": "\(event.kakaoID)", "reason": "\(error.description)",
+                "kakao_id": .stringConvertible(event.kakaoID), "reason": "\(error.description)",
             ])
             throw error.problem
         }
