@@ -68,7 +68,7 @@ struct StoreConnectionLogHandler: LogHandler {
     func log(event: LogEvent) {
         if event.message.description == Self.failedMessage, let error = event.metadata?[Self.errorKey] {
             let cause = StoreConnectionCause(poolError: "\(error)")
-            if watch.note(cause), report {
+            if watch.note(cause), report, inner.logLevel <= .warning {
                 var warning = event
                 warning.level = .warning
                 warning.message = "state store: cannot connect; retrying every second"
