@@ -251,6 +251,8 @@ enum PasswordRole {
 
     static func make(_ server: FleetPostgres.Server) throws -> Made? {
         if let made = made.withLock({ $0 }) { return made }
+        // Only the throwaway server of this process is reconfigured, never one named from outside.
+        if let outside = ProcessInfo.processInfo.environment["KB_TEST_POSTGRES_URL"], !outside.isEmpty { return nil }
         let psql = URL(fileURLWithPath: server.createdb).deletingLastPathComponent().appendingPathComponent("psql").path
         func sql(_ statement: String) throws -> (Int32, String) {
             try FleetPostgres.run(psql, [

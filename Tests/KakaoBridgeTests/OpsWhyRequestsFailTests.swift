@@ -41,7 +41,8 @@ import Testing
             #expect(succeeded.allSatisfy { $0["code"] == nil })
 
             let after = try await world.get("/metrics").text
-            #expect(Self.value(of: mismatch, in: after) - Self.value(of: mismatch, in: before) == 2, "\(after)")
+            // At least: the registry is the process's, and other tests may refuse such tokens meanwhile.
+            #expect(Self.value(of: mismatch, in: after) - Self.value(of: mismatch, in: before) >= 2, "\(after)")
             #expect(Self.value(of: unmatched, in: after) - Self.value(of: unmatched, in: before) >= 1)
             #expect(after.contains("# HELP kakao_bridge_problems_total "))
             // Labels are route templates and codes: never a token or a path.
