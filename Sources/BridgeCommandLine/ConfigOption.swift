@@ -10,10 +10,10 @@ public struct ConfigOption: ParsableArguments {
 
     public init() {}
 
-    /// Loads and validates; on failure prints every problem and exits with EX_CONFIG (78).
-    public func load() throws -> BridgeConfig {
+    /// Loads and validates the keys of `scope`; on failure prints every problem and exits with EX_CONFIG (78).
+    public func load(scope: ConfigScope = .service) throws -> BridgeConfig {
         do {
-            return try ConfigLoader.load(path: config, environment: ProcessInfo.processInfo.environment)
+            return try ConfigLoader.load(path: config, environment: ProcessInfo.processInfo.environment, scope: scope)
         } catch {
             Console.error("kakao-bridge: invalid configuration (\(config)):\n\(error.description)")
             throw ExitCode(78)

@@ -11,6 +11,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     case requestsInFlight = "kakao_bridge_requests_in_flight"
     case loginsWaiting = "kakao_bridge_logins_waiting"
     case rateLimited = "kakao_bridge_rate_limited_total"
+    case problems = "kakao_bridge_problems_total"
     case upstreamCalls = "kakao_bridge_upstream_calls_total"
     case upstreamDuration = "kakao_bridge_upstream_duration_seconds"
     case cache = "kakao_bridge_cache_total"
@@ -22,6 +23,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     case unlinkEvents = "kakao_bridge_unlink_events"
     case securityEvents = "kakao_bridge_security_events_total"
     case stateStoreUp = "kakao_bridge_state_store_up"
+    case reloads = "kakao_bridge_reloads_total"
     /// Made by the version's code, which names it with this case.
     case buildInfo = "kakao_bridge_build_info"
 
@@ -43,7 +45,7 @@ package enum MetricName: String, CaseIterable, Sendable {
 
     package var kind: Kind {
         switch self {
-        case .requests, .rateLimited, .upstreamCalls, .cache, .accessTokenFetches, .firebaseAdminCalls, .userSync, .unlinkCalls,
+        case .requests, .rateLimited, .problems, .reloads, .upstreamCalls, .cache, .accessTokenFetches, .firebaseAdminCalls, .userSync, .unlinkCalls,
              .unlinkSteps, .securityEvents, .processCPUSeconds:
             .counter
         case .requestDuration, .upstreamDuration:
@@ -67,6 +69,10 @@ package enum MetricName: String, CaseIterable, Sendable {
             "Logins waiting for their turn (at most 64 per core are worked on at once)."
         case .rateLimited:
             "Requests refused with 429, by limit: client (rate_limit.per_client_per_minute) or hook (rate_limit.hook_per_minute)."
+        case .problems:
+            "Problems answered (docs/errors.md), by route template (or unmatched) and code."
+        case .reloads:
+            "Configuration reloads (SIGHUP), by outcome: applied, or refused (the running configuration is kept)."
         case .upstreamCalls:
             "Calls to an upstream, by upstream and outcome (ok, 4xx, 5xx, timeout, error, overloaded)."
         case .upstreamDuration:

@@ -32,8 +32,11 @@ struct CheckConfig: AsyncParsableCommand {
         case .iam:
             signer = try await Self.askMetadataServer(config)
         }
+        // PostgreSQL's pool says why it cannot connect only in its log lines: the watch reads them (`StoreConnectionWatch`).
+        let watch = StoreConnectionWatch()
         do {
-            let shared = try await SharedState.open(config, logger: Logger(label: "check-config") { _ in SwiftLogNoOpLogHandler() })
+            let quiet = Logger(label: "check-config") { _ in SwiftLogNoOpLogHandler() }
+            let shared = try await SharedState.open(config, logger: watch.watching(quiet, report: false))
             // Closed before it goes, whatever the ping says (a SQLite file's connection must be).
             let pinged: Result<Void, StateStoreError>
             do throws(StateStoreError) {
@@ -48,7 +51,9 @@ struct CheckConfig: AsyncParsableCommand {
             Console.error("kakao-bridge: the state store is not usable: \(error)")
             throw ExitCode(78)
         } catch {
-            Console.error("kakao-bridge: the state store is not usable (state.url): \(error)")
+            // The cause first (a wrong password, a refused port, TLS), then what the operation saw ("no answer within 5 s").
+            let cause = watch.latestCause.map { "\($0); " } ?? ""
+            Console.error("kakao-bridge: the state store is not usable (state.url): \(cause)\(error)")
             throw ExitCode(78)
         }
         Console.out("kakao-bridge: configuration \(options.config) is valid; \(signer); the state store answers.")

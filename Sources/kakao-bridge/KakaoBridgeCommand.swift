@@ -16,7 +16,7 @@ struct KakaoBridgeCommand: AsyncParsableCommand {
             """,
         // `kakao-bridge --version`: the release and the commit of this build (docs/operations.md#versions).
         version: "kakao-bridge \(BuildVersion.description)",
-        subcommands: [Start.self, Serve.self, SandboxForward.self, DemoForward.self, CheckConfig.self, Unlinks.self],
+        subcommands: [Start.self, Serve.self, SandboxForward.self, DemoForward.self, CheckConfig.self, Unlinks.self, Health.self],
         defaultSubcommand: Start.self
     )
 

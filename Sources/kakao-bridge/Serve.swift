@@ -27,6 +27,11 @@ struct Serve: AsyncParsableCommand {
         try ProcessHardening.applyOrExit()
         MallocArenas.limit()
         let config = try options.load()
+        // Before anything starts or logs: a port another process holds is one line and EX_CONFIG, like a bad key.
+        if let refusal = await ListenCheck.refusal(config) {
+            Console.error("kakao-bridge: \(refusal)")
+            throw ExitCode(78)
+        }
         let logger = Logger.bridge(level: config.log.level, format: config.log.format)
         let http = CurlHTTPClient()
         defer { http.shutdown() }
@@ -34,7 +39,8 @@ struct Serve: AsyncParsableCommand {
         let app: BridgeApplication
         let shared: SharedState
         do {
-            shared = try await SharedState.open(config, logger: logger)
+            // PostgreSQL's pool retries every second and logs each failure: its cause is said once, at warning.
+            shared = try await SharedState.open(config, logger: StoreConnectionWatch().watching(logger, report: true))
         } catch {
             Console.error("kakao-bridge: cannot start: \(error)")
             throw ExitCode(78)

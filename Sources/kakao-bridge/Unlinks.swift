@@ -3,6 +3,7 @@ import BridgeCommandLine
 import BridgeFeatures
 import BridgeJSON
 import BridgeSupport
+import KakaoBridge
 import Logging
 import StateStore
 
@@ -10,7 +11,10 @@ import StateStore
 struct Unlinks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the pending and failed unlink events of the state store as JSON lines; --retry-failed puts the failed ones back.",
-        discussion: "Needs a durable store (state.url). No token or email is printed: the Kakao id, the uid and the steps' codes."
+        discussion: """
+            Needs a durable store (state.url) and reads only the state.* and log.* keys: the other keys, and the secret \
+            files they name, are not read. No token or email is printed: the Kakao id, the uid and the steps' codes.
+            """
     )
 
     @OptionGroup var options: ConfigOption
@@ -19,15 +23,18 @@ struct Unlinks: AsyncParsableCommand {
     var retryFailed = false
 
     func run() async throws {
-        let config = try options.load()
+        // Only the store's keys (docs/configuration.md#commands): run by hand beside the service, where its other
+        // secrets (systemd's credentials) cannot be read.
+        let config = try options.load(scope: .stateStore)
         guard !config.state.url.isEmpty else {
             Console.error("kakao-bridge: state.url is empty: the unlink queue lives in the memory of each running instance, which nothing else can read.")
             throw ExitCode(78)
         }
         let quiet = Logger(label: "unlinks") { _ in SwiftLogNoOpLogHandler() }
+        let watch = StoreConnectionWatch()
         let shared: SharedState
         do {
-            shared = try await SharedState.open(config, logger: quiet)
+            shared = try await SharedState.open(config, logger: watch.watching(quiet, report: false))
         } catch {
             Console.error("kakao-bridge: \(error)")
             throw ExitCode(78)
@@ -54,7 +61,8 @@ struct Unlinks: AsyncParsableCommand {
             for event in events { Console.out(Self.line(event)) }
             if retry { Console.error("kakao-bridge: \(requeued) failed event(s) put back in the queue.") }
         case .failure(let error):
-            Console.error("kakao-bridge: the state store is not usable: \(error)")
+            let cause = watch.latestCause.map { "\($0); " } ?? ""
+            Console.error("kakao-bridge: the state store is not usable: \(cause)\(error)")
             throw ExitCode(78)
         }
     }

@@ -423,33 +423,3 @@ import Upstreams
         #expect(Base64Standard.decode("YQ") == [UInt8(ascii: "a")])
     }
 }
-
-/// The Kubernetes example's Workload Identity variant (deploy/kubernetes-workload-identity): no key Secret, the service
-/// account binding, and a bridge.yaml the service accepts as it is.
-@Suite struct KeylessDeployTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func file(_ name: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent("deploy/kubernetes-workload-identity/" + name), encoding: .utf8)
-    }
-
-    @Test func theWorkloadIdentityVariantHasNoKeyAndAValidConfiguration() throws {
-        let account = try Self.file("serviceaccount.yaml")
-        #expect(account.contains("iam.gke.io/gcp-service-account: NAME@PROJECT.iam.gserviceaccount.com"))
-        let deployment = try Self.file("deployment.yaml")
-        #expect(deployment.contains("serviceAccountName: kakao-bridge"))
-        #expect(deployment.contains("{name: key, $patch: delete}"))
-        #expect(deployment.contains("{name: BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE, $patch: delete}"))
-        #expect(try Self.file("kustomization.yaml").contains("- ../kubernetes"))
-
-        // The ConfigMap's bridge.yaml, as the pod reads it.
-        let configMap = try Self.file("configmap.yaml")
-        let block = try #require(configMap.range(of: "bridge.yaml: |\n"))
-        let yaml = configMap[block.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }.joined(separator: "\n")
-        let config = try ConfigLoader.parse(yaml: yaml, environment: [:])
-        #expect(config.firebase.signer == .iam)
-        #expect(config.firebase.serviceAccountFile.isEmpty)
-        #expect(config.firebase.effectiveMetadataURL == "http://metadata.google.internal")
-    }
-}

@@ -50,6 +50,15 @@ struct OpsNginxTests {
             // /metrics and the hook: only from the allowed network (127.0.0.2 in this test).
             #expect(try Curl.run(nginx.https + "/metrics").status == 403)
             #expect(try Curl.run(nginx.https + "/v1/login-complete", ["-X", "POST", "-d", "{}"]).status == 403)
+            // /readyz names the version and commit: internal like /metrics; /healthz stays open.
+            let readyOutside = try Curl.run(nginx.https + "/readyz")
+            #expect(readyOutside.status == 403)
+            Self.expectProblem(readyOutside, 403, "forbidden")
+            #expect(!readyOutside.body.contains("commit"))
+            // From inside, the service's own answer (503 until Google's certificates are in: the hook is on here).
+            let readyInside = try Curl.run(nginx.https + "/readyz", ["--interface", "127.0.0.2"])
+            #expect(readyInside.body.contains("commit") || readyInside.body.contains(#""code":"not_ready""#), "\(readyInside.body)")
+            #expect(try Curl.run(nginx.https + "/healthz").status == 200)
             let allowed = try Curl.run(nginx.https + "/metrics", ["--interface", "127.0.0.2"])
             #expect(allowed.status == 200)
             #expect(allowed.body.contains("kakao_bridge_requests_total"))
@@ -63,7 +72,7 @@ struct OpsNginxTests {
             #expect(try Curl.run(nginx.https + "/v1/users/revoke", ["-X", "POST", "-d", "{}"]).status == 403)
             // Bodies over 64 KiB stop at nginx.
             let big = String(repeating: "a", count: 70 * 1024)
-            #expect(try Curl.run(nginx.https + "/v1/token-exchange", ["-X", "POST", "-d", big]).status == 413)
+            Self.expectProblem(try Curl.run(nginx.https + "/v1/token-exchange", ["-X", "POST", "-d", big]), 413, "payload_too_large")
 
             // Neither nginx's logs nor the service's hold the token (or the email).
             let nginxLogs = nginx.logs()
@@ -97,6 +106,10 @@ struct OpsNginxTests {
                 #expect(reply.status == 403, "GET \(path) from outside: \(reply.status) \(reply.body.prefix(200))")
                 #expect(!reply.body.contains("kakao_bridge_requests_total"), "GET \(path) from outside served the metrics")
             }
+            for path in ["/readyz/", "//readyz", "/%72eadyz", "/readyz;", "/./readyz"] {
+                let reply = try Curl.run(nginx.https + path, ["--path-as-is"])
+                #expect(reply.status == 403, "GET \(path) from outside: \(reply.status) \(reply.body.prefix(200))")
+            }
             let hook = #"{"kakao_token":"x","token":"y"}"#
             let guardedPaths = [
                 "/v1/login-complete/", "//v1/login-complete", "/v1/login-complete;", "/v1//login-complete", "/v1/./login-complete",
@@ -125,19 +138,129 @@ struct OpsNginxTests {
             #expect(!nginx.logs().contains(token), "nginx's log holds a token")
         }
     }
+
+    /// Issue 41: a query-string token is refused by nginx itself, so an upstream failure never writes it to nginx's
+    /// error log; nginx's own errors (403, 413, 502, 504, plain http) are problem documents, never its HTML pages.
+    /// No service here: nginx's upstream is first a closed port (502), then one that never answers (504).
+    @Test func nginxsOwnErrorsAreProblemsAndAQueryTokenNeverReachesItsLogs() async throws {
+        let upstreamPort = try Nginx.freePort()
+        let nginx = try await Nginx.start(
+            bridgePort: upstreamPort, replacing: [("proxy_read_timeout 30s;", "proxy_read_timeout 1s;")], healthy: false
+        )
+        defer { nginx.stop() }
+        let secret = "QueryTokenNeverLogged0123456789"
+        let queries = [
+            "/v1/token-exchange?access_token=" + secret, "/v1/token-exchange?token=" + secret, "/?kakao_token=" + secret,
+            "/v1/kakao/abc.html?x=1&Access_Token=" + secret, "/v1/kakao/unlink?%61ccess%5Ftoken=" + secret,
+            "/metrics?token=" + secret, "/v1/token-exchange?+token+=" + secret,
+        ]
+        for path in queries {
+            let reply = try Curl.run(nginx.https + path, ["--path-as-is"])
+            Self.expectProblem(reply, 400, "invalid_request")
+            #expect(reply.body.contains("query string"), "\(path): \(reply.body)")
+        }
+        // Other names are not tokens: they reach the (closed) upstream.
+        for path in ["/healthz", "/v1/token-exchange?tokens=1", "/v1/token-exchange?my_token=1"] {
+            Self.expectProblem(try Curl.run(nginx.https + path), 502, "upstream_unavailable")
+        }
+        Self.expectProblem(try Curl.run(nginx.https + "/metrics"), 403, "forbidden")
+        Self.expectProblem(try Curl.run(nginx.https + "/readyz"), 403, "forbidden")
+        Self.expectProblem(try Curl.run(nginx.https + "/v1/users/revoke", ["-X", "POST", "-d", "{}"]), 403, "forbidden")
+        Self.expectProblem(try Curl.run(nginx.http + "/v1/kakao/" + secret), 403, "forbidden")
+        let big = String(repeating: "a", count: 70 * 1024)
+        Self.expectProblem(try Curl.run(nginx.https + "/v1/token-exchange", ["-X", "POST", "-d", big]), 413, "payload_too_large")
+
+        // An upstream that accepts and never answers.
+        let silent = try SilentListener(port: upstreamPort)
+        defer { silent.close() }
+        Self.expectProblem(try Curl.run(nginx.https + "/healthz"), 504, "upstream_timeout")
+        Self.expectProblem(try Curl.run(nginx.https + "/v1/token-exchange?token=" + secret), 400, "invalid_request")
+
+        let logs = nginx.logs()
+        #expect(logs.contains("connect() failed"), "the upstream failures are in nginx's error log")
+        #expect(!logs.contains(secret), "nginx's log holds a query-string token")
+    }
+
+    /// Issue 41: Kakao's security-event webhook has a location of its own, with no limit_req (like the unlink webhook),
+    /// and it and the nonce route are named in the access log.
+    @Test func theSecurityEventWebhookIsNotRateLimitedAndEveryRouteIsNamed() async throws {
+        try await TestWorld.with(TestWorld.Options()) { world in
+            // A budget of three requests, so that a limit shows at once.
+            let nginx = try await Nginx.start(
+                bridgePort: world.bridge.port, replacing: [("rate=10r/s", "rate=1r/m"), ("burst=600", "burst=2")]
+            )
+            defer { nginx.stop() }
+            for _ in 0..<5 {
+                let event = try Curl.run(
+                    nginx.https + "/v1/kakao/events", ["-X", "POST", "-H", "Content-Type: application/secevent+jwt", "-d", "x.y.z"]
+                )
+                #expect(event.status != 429 && event.status != 0, "security event: \(event.status) \(event.body)")
+            }
+            var statuses: [Int] = []
+            for _ in 0..<5 { statuses.append(try Curl.run(nginx.https + "/v1/kakao/nonce").status) }
+            #expect(statuses.contains(429), "the app routes keep their limit: \(statuses)")
+            let limited = try Curl.run(nginx.https + "/v1/kakao/nonce")
+            Self.expectProblem(limited, 429, "rate_limited")
+            #expect(limited.header("retry-after") == "1")
+            let logs = nginx.logs()
+            #expect(logs.contains(#""route":"/v1/kakao/events""#), "nginx access log: \(logs.prefix(2000))")
+            #expect(logs.contains(#""route":"/v1/kakao/nonce""#))
+            #expect(!logs.contains(#""route":"/v1/kakao/{access_token}""#))
+        }
+    }
+
+    static func expectProblem(_ reply: Curl.Result, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(reply.status == status, "\(reply.status) \(reply.body.prefix(300))", sourceLocation: sourceLocation)
+        #expect(reply.header("content-type") == "application/problem+json", "\(reply.headers)", sourceLocation: sourceLocation)
+        let object = (try? JSONSerialization.jsonObject(with: Data(reply.body.utf8))) as? [String: Any]
+        #expect(object?["code"] as? String == code, "\(reply.body.prefix(300))", sourceLocation: sourceLocation)
+        #expect(object?["status"] as? Int == status, sourceLocation: sourceLocation)
+        #expect(object?["type"] as? String == "urn:kakao-bridge:problem:" + code, sourceLocation: sourceLocation)
+        #expect(object?["title"] is String && object?["detail"] is String, sourceLocation: sourceLocation)
+        #expect(reply.header("x-request-id").map { !$0.isEmpty } == true, sourceLocation: sourceLocation)
+    }
+}
+
+/// A listening socket that never accepts: the kernel completes the handshake, and nothing ever answers.
+final class SilentListener: Sendable {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HarnessError("socket() failed") }
+        var yes: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard bound, listen(socket, 16) == 0 else {
+            Foundation.close(socket)
+            throw HarnessError("cannot listen on 127.0.0.1:\(port)")
+        }
+        descriptor = socket
+    }
+
+    func close() { _ = Foundation.close(descriptor) }
 }
 
 /// nginx with the shipped site, rewritten only where a test must differ: ports, certificate, log and temp paths, the
 /// allowed network, and the source address it connects to the service from.
 final class Nginx: Sendable {
     let directory: URL
+    let httpPort: Int
     let httpsPort: Int
     private let process: Process
 
     var https: String { "https://127.0.0.1:\(httpsPort)" }
+    var http: String { "http://127.0.0.1:\(httpPort)" }
 
-    private init(directory: URL, httpsPort: Int, process: Process) {
+    private init(directory: URL, httpPort: Int, httpsPort: Int, process: Process) {
         self.directory = directory
+        self.httpPort = httpPort
         self.httpsPort = httpsPort
         self.process = process
     }
@@ -148,7 +271,9 @@ final class Nginx: Sendable {
             .appendingPathComponent("deploy/nginx/kakao-bridge.conf")
     }
 
-    static func start(bridgePort: Int) async throws -> Nginx {
+    /// `replacing`: more rewrites of the site for one test. `healthy`: wait for `/healthz` to answer 200 (else for any
+    /// answer: the upstream may be down on purpose).
+    static func start(bridgePort: Int, replacing extra: [(String, String)] = [], healthy: Bool = true) async throws -> Nginx {
         let directory = try OpsFiles.temporaryDirectory()
         let path = directory.path
         try Shell.run("/usr/bin/openssl", [
@@ -166,7 +291,7 @@ final class Nginx: Sendable {
             ("/etc/ssl/private/kakao-bridge.key", path + "/tls.key"),
             ("/var/log/nginx/", path + "/"),
             ("    proxy_http_version 1.1;\n", "    proxy_http_version 1.1;\n    proxy_bind 127.0.0.2;\n"),
-        ]
+        ] + extra
         for (from, to) in replacements {
             guard site.contains(from) else { throw HarnessError("the shipped nginx site no longer contains \(from)") }
             site = site.replacingOccurrences(of: from, with: to)
@@ -198,9 +323,13 @@ final class Nginx: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let started = Nginx(directory: directory, httpsPort: httpsPort, process: process)
+        let started = Nginx(directory: directory, httpPort: httpPort, httpsPort: httpsPort, process: process)
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while (try? Curl.run(started.https + "/healthz"))?.status != 200 {
+        func answered() -> Bool {
+            let status = (try? Curl.run(started.https + "/healthz"))?.status ?? 0
+            return healthy ? status == 200 : status != 0
+        }
+        while !answered() {
             guard ContinuousClock.now < deadline, process.isRunning else {
                 started.stop()
                 throw HarnessError("nginx did not start: \(started.logs())")
@@ -227,7 +356,7 @@ final class Nginx: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw HarnessError("socket() failed") }
         defer { close(socket) }

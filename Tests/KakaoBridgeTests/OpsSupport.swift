@@ -127,7 +127,7 @@ final class BridgeProcess: @unchecked Sendable {
     /// The admin port (docs/operations.md#the-admin-port) and the public one, told apart by the admin listener's own line.
     func waitForPorts() async throws -> (public: Int, admin: Int) {
         let adminLine = try await waitForLine { $0.contains("admin port listening") }
-        guard let range = adminLine.range(of: #""port":"(\d+)""#, options: .regularExpression),
+        guard let range = adminLine.range(of: #""port":"?(\d+)"?"#, options: .regularExpression),
               let admin = Int(adminLine[range].filter(\.isNumber))
         else { throw HarnessError("no port in: \(adminLine)") }
         let publicLine = try await waitForLine { line in

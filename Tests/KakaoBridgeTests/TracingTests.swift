@@ -89,6 +89,59 @@ import Glibc
         }
     }
 
+    /// Issue 44: with tracing on, every log line of a request carries its `trace_id` and `span_id` (the request's span),
+    /// the feature's lines (the user sync's) as the edge's, a failed request's (with its `code`) as a good one's.
+    @Test func everyLogLineOfATracedRequestCarriesItsTraceAndSpanIDs() async throws {
+        var options = TestWorld.Options()
+        options.backend = true
+        try await TestWorld.with(options) { world in
+            let collector = try await OTLPCollectorStandIn.start()
+            let directory = try OpsFiles.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let configPath = directory.appendingPathComponent("bridge.yaml").path
+            try OpsFiles.writePrivate(Self.yaml(world, collector: collector.server.baseURL), to: configPath)
+            let bridge = try SpawnedBridge(
+                arguments: ["serve", "--config", configPath], outputPath: directory.appendingPathComponent("out.log").path
+            )
+            defer { bridge.stop() }
+            let port = try await bridge.waitForPort()
+            let traceparent = ("traceparent", "00-\(Self.callerTraceID)-\(Self.callerSpanID)-01")
+            for (id, token) in [("traced-ok", world.validToken(email: "traced@example.com")), ("traced-refused", "not-a-kakao-token")] {
+                _ = try await world.http.execute(CurlHTTP.HTTPRequest(
+                    method: .get, url: "http://127.0.0.1:\(port)/v1/token-exchange",
+                    headers: [("Authorization", "Bearer " + token), traceparent, ("X-Request-ID", id)]
+                ))
+            }
+            bridge.signal(SIGTERM)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while bridge.exitStatus == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            await collector.server.stop()
+            let requestSpans = try collector.spans().filter { $0.name == "GET /v1/token-exchange" }
+            #expect(requestSpans.count == 2)
+
+            let lines = bridge.output.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+            for id in ["traced-ok", "traced-refused"] {
+                let own = lines.filter { $0["request_id"] as? String == id }
+                #expect(own.count >= 2 || id == "traced-refused", "\(id): \(own)")
+                #expect(own.contains { $0["message"] as? String == "request" }, "\(id): no access line")
+                let spanIDs = Set(own.compactMap { $0["span_id"] as? String })
+                for line in own {
+                    #expect(line["trace_id"] as? String == Self.callerTraceID, "\(line)")
+                    #expect((line["span_id"] as? String)?.count == 16, "\(line)")
+                }
+                // One span per request: the request's, never the caller's.
+                #expect(spanIDs.count == 1, "\(id): \(spanIDs)")
+                #expect(spanIDs.allSatisfy { span in requestSpans.contains { $0.spanID == span } }, "\(spanIDs)")
+                #expect(!spanIDs.contains(Self.callerSpanID))
+            }
+            let refused = try #require(lines.first { $0["request_id"] as? String == "traced-refused" && $0["message"] as? String == "request" })
+            #expect(refused["code"] as? String == "invalid_kakao_token", "\(refused)")
+            #expect(!bridge.output.contains("traced@example.com"))
+        }
+    }
+
     /// Without `tracing.otlp_endpoint` (the default) nothing is bootstrapped: no span, and no `traceparent` upstream.
     @Test func offByDefaultNothingIsSentUpstream() async throws {
         try await TestWorld.with { world in

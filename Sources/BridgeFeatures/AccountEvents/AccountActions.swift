@@ -166,7 +166,7 @@ package final class AccountActions: Sendable {
         var metadata = metadata(event, action, uid: uid ?? uidPrefix + String(event.kakaoID))
         metadata["step"] = "\(step.rawValue)"
         metadata["code"] = "\(problem.codeName)"
-        metadata["attempts"] = "\(attempts)"
+        metadata["attempts"] = .stringConvertible(attempts)
         if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
         // The webhook's events keep the words operators' alerts were written for (docs/operations.md).
         let kind = event.eventType == nil ? "unlink" : "security event"
@@ -180,13 +180,13 @@ package final class AccountActions: Sendable {
         }
         _ = try? await shared.store.deferStep(id: event.id, step: step, owner: shared.instanceID, errorCode: problem.codeName, nextAttemptAt: next)
         meters.count(step, .retry)
-        metadata["retry_in_s"] = "\(next - clock.now())"
+        metadata["retry_in_s"] = .stringConvertible(next - clock.now())
         logger.warning("\(kind) step failed; it is retried", metadata: metadata)
         return .pending
     }
 
     private func metadata(_ event: UnlinkEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["event": "\(event.id)", "kakao_id": "\(event.kakaoID)"]
+        var metadata: Logger.Metadata = ["event": "\(event.id)", "kakao_id": .stringConvertible(event.kakaoID)]
         if let type = event.eventType {
             metadata["event_type"] = "\(AccountAction.metricName(type))"
         } else {

@@ -97,7 +97,7 @@ extension UserSync {
         try await admin.delete(uid: uid, context: context)
         logger.notice(
             "deleted a link record whose account no longer names the Kakao user",
-            metadata: ["uid": "\(uid)", "request_id": "\(context.requestID)"]
+            metadata: context.logMetadata.merging(["uid": "\(uid)"]) { $1 }
         )
         throw Problem.accountConflict()
     }

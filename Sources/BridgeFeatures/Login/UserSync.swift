@@ -227,7 +227,9 @@ struct UserSync: Sendable {
 
     /// A uid may appear in a log line (operators need it); an email, a name or a token never does.
     private static func metadata(_ uid: String, _ context: CallContext) -> Logger.Metadata {
-        ["uid": "\(uid)", "request_id": "\(context.requestID)"]
+        var metadata = context.logMetadata
+        metadata["uid"] = "\(uid)"
+        return metadata
     }
 }
 

@@ -56,7 +56,10 @@ package final class SecurityEvents: Sendable {
         } catch {
             if case .rejected(let rejection) = error {
                 meters.count(event: "unverified", outcome: rejection.code.rawValue)
-                logger.info("security event refused", metadata: ["err": "\(rejection.code.rawValue)", "reason": "\(rejection.description)"])
+                // The request's id (and trace ids, tracing on), as the request's own lines.
+                logger.info("security event refused", metadata: context.logMetadata.merging([
+                    "err": "\(rejection.code.rawValue)", "reason": "\(rejection.description)",
+                ]) { $1 })
             }
             throw error
         }

@@ -66,7 +66,7 @@ package final class KakaoUnlink: Sendable {
             }
         } catch {
             logger.error("unlink webhook: the state store cannot record the event", metadata: [
-                "kakao_id": "\(event.kakaoID)", "reason": "\(error.description)",
+                "kakao_id": .stringConvertible(event.kakaoID), "reason": "\(error.description)",
             ])
             throw error.problem
         }

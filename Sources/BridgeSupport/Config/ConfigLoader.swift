@@ -14,18 +14,20 @@ public enum ConfigLoader {
 
     /// Reads the YAML file (path nil or file missing → only if `requireFile` false: start from defaults), applies
     /// BRIDGE_* overrides, validates.
+    /// `scope`: the keys read and checked (`ConfigScope`); the others are still known, so a typo is still refused.
     public static func load(
         path: String?,
         environment: [String: String],
-        requireFile: Bool = true
+        requireFile: Bool = true,
+        scope: ConfigScope = .service
     ) throws(ConfigError) -> BridgeConfig {
         guard let path else {
             if requireFile { throw ConfigError(problems: ["no configuration file given (use --config PATH)"]) }
-            return try parse(yaml: "", environment: environment)
+            return try parse(yaml: "", environment: environment, exposedFile: nil, scope: scope)
         }
         guard FileManager.default.fileExists(atPath: path) else {
             if requireFile { throw ConfigError(problems: ["configuration file \(path): not found"]) }
-            return try parse(yaml: "", environment: environment)
+            return try parse(yaml: "", environment: environment, exposedFile: nil, scope: scope)
         }
         let yaml: String
         do {
@@ -35,7 +37,7 @@ public enum ConfigLoader {
             throw ConfigError(problems: ["configuration file \(path): \(reason)"])
         }
         let exposed = PrivateFile.exposedMode(path).map { (path: path, mode: $0) }
-        return try parse(yaml: yaml, environment: environment, exposedFile: exposed)
+        return try parse(yaml: yaml, environment: environment, exposedFile: exposed, scope: scope)
     }
 
     public static func parse(yaml: String, environment: [String: String]) throws(ConfigError) -> BridgeConfig {
@@ -45,9 +47,9 @@ public enum ConfigLoader {
     /// `exposedFile`: the configuration file and its mode when other users may read it; a secret written in it is then
     /// refused (docs/configuration.md#secrets-in-files).
     package static func parse(
-        yaml: String, environment: [String: String], exposedFile: (path: String, mode: Int)?
+        yaml: String, environment: [String: String], exposedFile: (path: String, mode: Int)?, scope: ConfigScope = .service
     ) throws(ConfigError) -> BridgeConfig {
-        var reader = Reader()
+        var reader = Reader(scope: scope)
         reader.readYAML(yaml)
         if reader.yamlUnreadable { throw ConfigError(problems: reader.problems) }
         if let exposedFile { reader.refuseSecretsIn(exposedFile) }
@@ -66,6 +68,7 @@ public enum ConfigLoader {
 
 /// Accumulates the configuration and its problems while the sources are applied in order: defaults, YAML, environment.
 private struct Reader {
+    package let scope: ConfigScope
     package var config = BridgeConfig()
     package var problems: [String] = []
     package var yamlUnreadable = false
@@ -128,6 +131,7 @@ private struct Reader {
                 problems.append(unknownKey(path, among: keys.map(\.path)))
                 continue
             }
+            guard scope.includes(key.path) else { continue }
             let raw = Self.raw(value)
             let keyProblems = key.apply(raw, to: &config)
             if keyProblems.isEmpty {
@@ -187,7 +191,7 @@ private struct Reader {
             config.firebase.metadataHost = host
             metadataHostVariable = name
         }
-        for key in keys {
+        for key in keys where scope.includes(key.path) {
             guard let value = environment[key.environmentName] else { continue }
             setByEnvironment[key.path] = key.environmentName
             let keyProblems = key.apply(.text(value), to: &config)
@@ -207,7 +211,7 @@ private struct Reader {
     }
 
     package mutating func validate() {
-        for issue in ConfigValidation.issues(in: config) where !unreadable.contains(issue.path) {
+        for issue in ConfigValidation.issues(in: config) where !unreadable.contains(issue.path) && scope.includes(issue.path) {
             problems.append("\(label(issue.path)): \(issue.message)")
         }
     }

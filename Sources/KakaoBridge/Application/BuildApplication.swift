@@ -92,8 +92,8 @@ func logStart(_ config: BridgeConfig, shared: SharedState, logger: Logger) {
         "project_id": "\(config.firebase.projectID.isEmpty ? "(from the metadata server)" : config.firebase.projectID)",
         "signer": "\(config.firebase.signer.rawValue)",
         "user_sync": "\(config.firebase.userSync.rawValue)",
-        "check_revoked": "\(config.hook.checkRevoked)",
-        "security_events": "\(config.kakao.events.enabled)",
+        "check_revoked": LogValue.bool(config.hook.checkRevoked),
+        "security_events": LogValue.bool(config.kakao.events.enabled),
     ]
     if config.firebase.usesEmulator {
         metadata["firebase_auth_emulator"] = "\(config.firebase.emulatorHost)"

@@ -16,6 +16,8 @@ struct ReloadService: Service, CustomStringConvertible {
     /// One set of unlink and security event meters for the process: a reload keeps counting.
     let unlinkMeters: UnlinkMeters
     let securityEventMeters: SecurityEventMeters
+    /// `kakao_bridge_reloads_total{outcome}`: both outcomes from the start, so an alert on `refused` has a series at 0.
+    let reloads = ReloadMeters()
 
     /// ServiceLifecycle logs every service's description; the synthesised one would print the whole configuration,
     /// secrets included.
@@ -31,9 +33,14 @@ struct ReloadService: Service, CustomStringConvertible {
     private var logger: Logger { environment.logger }
 
     func reload() async {
+        reloads.count(await attempt())
+    }
+
+    /// Every way out but the last keeps the running state: `refused`.
+    private func attempt() async -> ReloadMeters.Outcome {
         guard let reload = environment.reload else {
             logger.warning("reload ignored: the configuration did not come from a file")
-            return
+            return .refused
         }
         let config: BridgeConfig
         do {
@@ -41,7 +48,7 @@ struct ReloadService: Service, CustomStringConvertible {
         } catch {
             // ConfigError lists key paths and reasons, never values.
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
-            return
+            return .refused
         }
         let upstreams = reload.upstreams(config)
         // Keyless (docs/api.md#keyless-signing-on-google-cloud): the new configuration's account and project, and a token,
@@ -57,7 +64,7 @@ struct ReloadService: Service, CustomStringConvertible {
                     "reload failed, keeping the running configuration",
                     metadata: ["reason": "keyless signing: the metadata server did not answer (\(error.codeName): \(error.detail))"]
                 )
-                return
+                return .refused
             }
         }
         let features: Features
@@ -69,7 +76,7 @@ struct ReloadService: Service, CustomStringConvertible {
             )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
-            return
+            return .refused
         }
         await waitUntilReady(features)
         holder.replace(features)
@@ -82,6 +89,7 @@ struct ReloadService: Service, CustomStringConvertible {
         } else {
             logger.info("reloaded configuration and service account")
         }
+        return .applied
     }
 
     /// A fresh hook verifier has no certificates yet; swapping it in at once would turn `/readyz` 503 for a moment and

@@ -30,7 +30,7 @@ struct AdminListener: Sendable {
                 throw BridgeApplication.writeFailure(error)
             }
         } onServerRunning: { channel in
-            logger.info("admin port listening: /healthz, /readyz and /metrics", metadata: ["port": "\(channel.localAddress?.port ?? 0)"])
+            logger.info("admin port listening: /healthz, /readyz and /metrics", metadata: ["port": LogValue.int(channel.localAddress?.port ?? 0)])
             await onRunning(channel.localAddress?.port ?? 0)
         }
     }

@@ -45,40 +45,13 @@ public struct BridgeLogHandler: LogHandler {
             line.string(event.message.description)
             for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
                 line.key(key)
-                Self.write(value, to: &line)
+                LogLine.json(value, to: &line)
             }
             line.closeObject()
             sink.write(String(decoding: line.bytes, as: UTF8.self))
         case .text:
-            let rendered = merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            sink.write("\(time) \(event.level.rawValue.uppercased()) \(label): \(event.message)\(rendered.isEmpty ? "" : " " + rendered)")
-        }
-    }
-
-    private static func write(_ value: Logger.MetadataValue, to line: inout JSONWriter) {
-        switch value {
-        case .string(let string): line.string(string)
-        case .stringConvertible(let convertible):
-            if let number = convertible as? any BinaryInteger, let exact = Int64(exactly: number) {
-                line.int(exact)
-            } else if let number = convertible as? Double, number.isFinite {
-                line.double(number)
-            } else if let flag = convertible as? Bool {
-                line.bool(flag)
-            } else {
-                line.string(convertible.description)
-            }
-        case .array(let values):
-            line.openArray()
-            for value in values { write(value, to: &line) }
-            line.closeArray()
-        case .dictionary(let members):
-            line.openObject()
-            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
-                line.key(key)
-                write(member, to: &line)
-            }
-            line.closeObject()
+            // `key=value` pairs, never Swift's rendering of a dictionary (`LogLine.text`).
+            sink.write("\(time) \(event.level.rawValue.uppercased()) \(label): \(event.message)\(LogLine.text(merged))")
         }
     }
 }

@@ -7,7 +7,8 @@ import Upstreams
 /// (`ClientAddress`), the in-flight gauge, the path's one spelling (`CanonicalPath`), the client's rate limit
 /// (`ClientRateLimit`), a browser's preflight answered (`CrossOriginAccess`); and on its way back: a refused
 /// unlink-webhook call charged to that limit (`ClientRateLimit.charge`), any failure as a problem body (`ProblemAnswer`),
-/// then the metrics (`RequestMetrics`) and the access line (`AccessLog`), so that they see the status the client gets,
+/// then the metrics (`RequestMetrics`, the problem counter `ProblemMeters`) and the access line (`AccessLog`), so that
+/// they see the status and the problem code the client gets,
 /// and the id and a listed web origin's CORS headers in the answer. With tracing on, the request's span
 /// (`RequestTrace`) starts with the id and ends with the access line.
 ///
@@ -39,11 +40,9 @@ struct EdgeMiddleware: RouterMiddleware {
                 response = try await next(request, context)
             }
         } catch {
-            // The features are read again rather than kept across the await: nothing more is held in this frame per request.
-            let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
-            response = ProblemAnswer.response(for: rateLimit.charge(error, context, perMinute: perMinute), context: context)
+            return failed(error, request, context, since: start)
         }
-        return answered(response, request, context, since: start)
+        return answered(response, request, context, problem: nil, since: start)
     }
 
     // Out of line: what an async function computes in its own body can end up in its frame.
@@ -53,7 +52,12 @@ struct EdgeMiddleware: RouterMiddleware {
         var context = context
         RequestIDs.assign(request, &context)
         // Off (no `tracing.otlp_endpoint`), one atomic load and nothing else (docs/operations.md#tracing).
-        if RequestTracing.isOn { context.trace = RequestTrace(request) }
+        if RequestTracing.isOn {
+            let trace = RequestTrace(request)
+            context.trace = trace
+            // Every line of the request's logger then leads to its trace (docs/operations.md#tracing).
+            trace.label(&context.logger)
+        }
         ClientAddress.assign(request, &context, trusted: features?.config.server.trustedProxies ?? [])
         metrics.started()
         return context
@@ -65,19 +69,41 @@ struct EdgeMiddleware: RouterMiddleware {
         CrossOriginAccess.preflight(request, context, origins: features?.config.server.corsOrigins ?? [])
     }
 
+    /// HEAD is its GET without the body: the headers stay, `Content-Length` the GET's (RFC 9110 §9.3.2).
+    @inline(never)
+    private static func dropBody(_ response: inout Response) {
+        let length = response.headers[.contentLength]
+        response.body = ResponseBody()
+        response.headers[.contentLength] = length
+    }
+
     /// Before the rate limit: another spelling of a route is no route (`CanonicalPath`).
     @inline(never)
     private static func requireCanonical(_ request: Request) throws(Problem) {
         guard CanonicalPath.isCanonical(request.uri.path) else { throw Problem.notFound() }
     }
 
+    /// Any failure as its problem body; the problem's code goes to the access line and the problem counter.
     @inline(never)
-    private func answered(_ response: Response, _ request: Request, _ context: Context, since start: ContinuousClock.Instant) -> Response {
-        metrics.finished(request, context, status: response.status.code, since: start)
-        accessLog.log(request, context, status: response.status.code, since: start)
+    private func failed(_ error: any Error, _ request: Request, _ context: Context, since start: ContinuousClock.Instant) -> Response {
+        // The features are read again rather than kept across the await: nothing more is held in this frame per request.
+        let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
+        let problem = ProblemAnswer.problem(for: rateLimit.charge(error, context, perMinute: perMinute), context: context)
+        let response = ProblemAnswer.response(for: problem, requestID: context.requestID)
+        return answered(response, request, context, problem: problem.codeName, since: start)
+    }
+
+    /// `problem`: the code of the problem answered, nil for an answer that is none.
+    @inline(never)
+    private func answered(
+        _ response: Response, _ request: Request, _ context: Context, problem: String?, since start: ContinuousClock.Instant
+    ) -> Response {
+        metrics.finished(request, context, status: response.status.code, problem: problem, since: start)
+        accessLog.log(request, context, status: response.status.code, problem: problem, since: start)
         context.trace?.end(status: response.status.code)
         var response = response
         response.headers[.xRequestID] = context.requestID
+        if request.method == .head { Self.dropBody(&response) }
         // Only a request that names an origin pays for reading the list (the features are not kept across the await).
         if request.headers[.origin] != nil,
            let origin = CrossOriginAccess.allowedOrigin(request, context, origins: holder.current?.config.server.corsOrigins ?? [])

@@ -56,7 +56,7 @@ public struct LoginAdmission: HTTPResponder {
 
     /// A method the route does not take is answered 405 by the router, in place.
     static func admission(method: HTTPRequest.Method, path: Substring) -> Route.Admission {
-        guard let route = Route.match(path), route.methods.contains(method) else { return .inPlace }
+        guard let route = Route.match(path), route.answeredMethods.contains(method) else { return .inPlace }
         return route.admission
     }
 

@@ -7,22 +7,24 @@ import Upstreams
 /// Turns every failure of a request into the problem body of docs/errors.md#problem-body: `Problem`s as they are, Hummingbird's own errors
 /// (no route, body too large) into their codes, and anything else into a logged internal error without details.
 enum ProblemAnswer {
-    static func response(for error: any Error, context: BridgeRequestContext) -> Response {
+    /// The problem `error` is answered with; what the client is not told is logged here (an upstream's own words, or
+    /// the type of an error that is no problem of ours). Its code labels the access line and the problem counter.
+    static func problem(for error: any Error, context: BridgeRequestContext) -> Problem {
         switch error {
         case let problem as Problem:
             if let message = problem.upstreamMessage {
                 context.logger.warning(
-                    "upstream refused", metadata: ["code": "\(problem.codeName)", "upstream_message": "\(message)"]
+                    "upstream refused", metadata: ["code": .string(problem.codeName), "upstream_message": "\(message)"]
                 )
             }
-            return response(for: problem, requestID: context.requestID)
+            return problem
         case let error as HTTPError:
-            return response(for: problem(for: error), requestID: context.requestID)
+            return problem(for: error)
         case is NIOTooManyBytesError:
-            return response(for: .payloadTooLarge(limit: RequestLimits.maxBodyBytes), requestID: context.requestID)
+            return .payloadTooLarge(limit: RequestLimits.maxBodyBytes)
         default:
             context.logger.error("request failed unexpectedly", metadata: ["error_type": "\(type(of: error))"])
-            return response(for: .internalError(), requestID: context.requestID)
+            return .internalError()
         }
     }
 

@@ -9,14 +9,18 @@ struct RequestMetrics: Sendable {
     /// Created after `BridgeMetrics.bootstrap()`, so it is bound to the Prometheus registry rather than the no-op backend.
     private let inFlight = Meter(label: MetricName.requestsInFlight.rawValue)
     private let meters = RequestMeters()
+    private let problems = ProblemMeters()
 
     func started() { inFlight.increment() }
 
-    func finished(_ request: Request, _ context: BridgeRequestContext, status: Int, since start: ContinuousClock.Instant) {
+    /// `problem`: the code of the problem answered (`kakao_bridge_problems_total`), nil when the answer is none.
+    func finished(_ request: Request, _ context: BridgeRequestContext, status: Int, problem: String?, since start: ContinuousClock.Instant) {
         inFlight.decrement()
-        let meters = meters.meters(route: RouteLabel.route(context), method: RouteLabel.method(request.method), status: status)
+        let route = RouteLabel.route(context)
+        let meters = meters.meters(route: route, method: RouteLabel.method(request.method), status: status)
         meters.requests.increment()
         meters.duration.record(duration: ContinuousClock.now - start + context.admissionWait)
+        if let problem { problems.counter(route: route, code: problem).increment() }
     }
 }
 

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 import Tracing
 import Upstreams
 
@@ -21,6 +22,14 @@ public final class RequestTrace: Sendable {
         span = InstrumentationSystem.tracer.startAnySpan(route.map { "\(method) \($0)" } ?? method, context: parent, ofKind: .server)
         span.attributes["http.request.method"] = method
         if let route { span.attributes["http.route"] = route }
+    }
+
+    /// The request's logger carries the trace and span ids from here on: every line of the request leads to its span.
+    @inline(never)
+    func label(_ logger: inout Logger) {
+        guard let ids = RequestTracing.identifiers(of: span.context) else { return }
+        logger[metadataKey: "trace_id"] = .string(ids.traceID)
+        logger[metadataKey: "span_id"] = .string(ids.spanID)
     }
 
     @inline(never)

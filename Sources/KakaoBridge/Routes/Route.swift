@@ -67,6 +67,10 @@ enum Route: String, CaseIterable, Sendable {
         }
     }
 
+    /// What the router answers: `methods`, and HEAD wherever GET is, as that GET without its body (RFC 9110 §9.3.2;
+    /// docs/api.md#conventions). The body is dropped by `EdgeMiddleware`, so a HEAD runs exactly the GET's route.
+    var answeredMethods: [HTTPRequest.Method] { methods.contains(.get) ? methods + [.head] : methods }
+
     var admission: Admission {
         switch self {
         case .tokenExchange, .legacy: .login
@@ -122,7 +126,7 @@ extension Router where Context == BridgeRequestContext {
     /// Answers the other methods on a known path with 405 and `Allow`, instead of a misleading 404.
     /// `route` as the route table declares it: `handler` for each of its methods, 405 with `Allow` for the others.
     func add(_ route: Route, use handler: @escaping @Sendable (Request, Context) async throws -> Response) {
-        for method in route.methods { on(RouterPath(route.path), method: method, use: handler) }
+        for method in route.answeredMethods { on(RouterPath(route.path), method: method, use: handler) }
         refuseOtherMethods(route)
     }
 

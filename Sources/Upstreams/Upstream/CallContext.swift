@@ -1,3 +1,5 @@
+import BridgeSupport
+import Logging
 import Synchronization
 import Tracing
 
@@ -24,15 +26,48 @@ public struct CallContext: Sendable {
     }
 }
 
-/// Milliseconds spent per upstream during one request (several calls to one upstream add up).
+extension CallContext {
+    /// What a feature's log line about this request carries, as the request's own lines do: its id and, with tracing on,
+    /// its trace and span ids (docs/operations.md#tracing).
+    public var logMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = ["request_id": .string(requestID)]
+        if let trace, let ids = RequestTracing.identifiers(of: trace) {
+            metadata["trace_id"] = .string(ids.traceID)
+            metadata["span_id"] = .string(ids.spanID)
+        }
+        return metadata
+    }
+}
+
+/// The wall time spent waiting on each upstream during one request, in milliseconds: the union of its calls' intervals
+/// (docs/operations.md#reading-the-logs). Calls sent together (Kakao's token info and profile) overlap and count once;
+/// calls one after the other (a retry) add up. So an upstream never shows more time than the request took.
 public final class UpstreamTimings: Sendable {
-    private let entries = Mutex<[String: Double]>([:])
+    private let calls = Mutex<[String: [Range<ContinuousClock.Instant>]]>([:])
 
     public init() {}
 
-    package func add(_ upstream: String, milliseconds: Double) {
-        entries.withLock { $0[upstream, default: 0] += milliseconds }
+    package func add(_ upstream: String, from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) {
+        guard start <= end else { return }
+        calls.withLock { $0[upstream, default: []].append(start..<end) }
     }
 
-    public var snapshot: [String: Double] { entries.withLock { $0 } }
+    public var snapshot: [String: Double] {
+        calls.withLock { $0 }.mapValues(Self.wallMilliseconds)
+    }
+
+    static func wallMilliseconds(_ intervals: [Range<ContinuousClock.Instant>]) -> Double {
+        var total = Duration.zero
+        var current: Range<ContinuousClock.Instant>?
+        for interval in intervals.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let open = current, interval.lowerBound <= open.upperBound {
+                current = open.lowerBound..<max(open.upperBound, interval.upperBound)
+            } else {
+                if let open = current { total += open.lowerBound.duration(to: open.upperBound) }
+                current = interval
+            }
+        }
+        if let open = current { total += open.lowerBound.duration(to: open.upperBound) }
+        return total.milliseconds
+    }
 }

@@ -31,6 +31,20 @@ public enum RequestTracing {
     }
 }
 
+extension RequestTracing {
+    /// The trace and span ids of a span's context, as `traceparent` carries them (32 and 16 lower-case hex digits), for
+    /// the request's log lines (docs/operations.md#tracing); nil when the tracer puts no valid `traceparent` out. Read
+    /// through the propagator, so that only the API is known here, whatever the exporter.
+    public static func identifiers(of context: ServiceContext) -> (traceID: String, spanID: String)? {
+        var carrier: [(String, String)] = []
+        InstrumentationSystem.instrument.inject(context, into: &carrier, using: HeaderListInjector())
+        guard let value = carrier.first(where: { $0.0.lowercased() == "traceparent" })?.1, W3CTraceParent.isValid(value)
+        else { return nil }
+        let bytes = Array(value.utf8)
+        return (String(decoding: bytes[3..<35], as: UTF8.self), String(decoding: bytes[36..<52], as: UTF8.self))
+    }
+}
+
 /// `traceparent` as W3C Trace Context level 1 defines it: `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`,
 /// lower-case, ids not all zero. Anything else is ignored (the request starts a new trace).
 public enum W3CTraceParent {

@@ -182,7 +182,7 @@ package struct Upstream: Sendable {
         }
         if let spans { UpstreamSpans.end(spans, completions.map(\.outcome)) }
         for (index, completion) in zip(admitted, completions) {
-            results[index] = settle(completion.outcome, elapsed: completion.finishedAt - start, context: context)
+            results[index] = settle(completion.outcome, from: start, to: completion.finishedAt, context: context)
         }
         return results
     }
@@ -196,10 +196,11 @@ package struct Upstream: Sendable {
 
     /// Records the call (access-log timing, count, latency) and maps curl's failure to ours, without secrets.
     private func settle(
-        _ outcome: Result<HTTPResponse, HTTPClientError>, elapsed: Duration, context: CallContext
+        _ outcome: Result<HTTPResponse, HTTPClientError>, from start: ContinuousClock.Instant, to end: ContinuousClock.Instant,
+        context: CallContext
     ) -> Result<HTTPResponse, Failure> {
-        let milliseconds = elapsed.milliseconds
-        context.timings.add(name.rawValue, milliseconds: milliseconds)
+        let milliseconds = start.duration(to: end).milliseconds
+        context.timings.add(name.rawValue, from: start, to: end)
         let result: Result<HTTPResponse, Failure>
         let label: UpstreamMeters.Outcome
         switch outcome {

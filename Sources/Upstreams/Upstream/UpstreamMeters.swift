@@ -1,8 +1,14 @@
 import BridgeSupport
 import Metrics
+import Synchronization
 
-/// One upstream's call counters and latency timers, resolved once per outcome: creating a metric per call looks it up in
-/// the registry (a lock and a hash of its labels), which on the hot path costs more than the bookkeeping itself.
+/// One upstream's call counter and latency timer per outcome, each made on the first call with that outcome and then
+/// reused: creating a metric per call looks it up in the registry (a lock and a hash of its labels), which on the hot
+/// path costs more than the bookkeeping itself.
+///
+/// Made on first use rather than up front, so that `/metrics` shows only the upstreams the configuration uses (and the
+/// outcomes they had): every upstream has a client whatever the configuration, and fourteen buckets per outcome of
+/// eleven upstreams were most of the page (docs/operations.md#scraping).
 package final class UpstreamMeters: Sendable {
     package enum Outcome: String, CaseIterable, Sendable {
         case ok
@@ -13,25 +19,39 @@ package final class UpstreamMeters: Sendable {
         case overloaded
     }
 
-    private let counters: [Counter]
-    private let timers: [Timer]
-
-    package init(upstream: String) {
-        counters = Outcome.allCases.map {
-            Counter(label: MetricName.upstreamCalls.rawValue, dimensions: [("upstream", upstream), ("outcome", $0.rawValue)])
-        }
-        timers = Outcome.allCases.map {
-            Timer(label: MetricName.upstreamDuration.rawValue, dimensions: [("upstream", upstream), ("outcome", $0.rawValue)])
-        }
+    private struct Meters: Sendable {
+        let calls: Counter
+        let duration: Timer
     }
 
+    private let upstream: String
+    private let made = Mutex<[Meters?]>(Array(repeating: nil, count: Outcome.allCases.count))
+
+    package init(upstream: String) { self.upstream = upstream }
+
     package func count(_ outcome: Outcome) {
-        counters[Self.index(outcome)].increment()
+        meters(outcome).calls.increment()
     }
 
     package func record(_ outcome: Outcome, nanoseconds: Int64) {
-        counters[Self.index(outcome)].increment()
-        timers[Self.index(outcome)].recordNanoseconds(nanoseconds)
+        let meters = meters(outcome)
+        meters.calls.increment()
+        meters.duration.recordNanoseconds(nanoseconds)
+    }
+
+    private func meters(_ outcome: Outcome) -> Meters {
+        let index = Self.index(outcome)
+        if let known = made.withLock({ $0[index] }) { return known }
+        let dimensions = [("upstream", upstream), ("outcome", outcome.rawValue)]
+        let fresh = Meters(
+            calls: Counter(label: MetricName.upstreamCalls.rawValue, dimensions: dimensions),
+            duration: Timer(label: MetricName.upstreamDuration.rawValue, dimensions: dimensions)
+        )
+        return made.withLock { table in
+            if let raced = table[index] { return raced }
+            table[index] = fresh
+            return fresh
+        }
     }
 
     private static func index(_ outcome: Outcome) -> Int {

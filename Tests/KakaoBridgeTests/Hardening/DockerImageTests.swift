@@ -184,6 +184,30 @@ import Glibc
         #expect(try Image.array(args) == image.command)
     }
 
+    /// Issue 44: the image says what it is (OCI labels; version and commit are build arguments of the final stage) and
+    /// checks its own health with the binary (there is no curl in it). Only the file: no Docker engine here.
+    @Test func theImageIsLabelledAndChecksItsHealthWithTheBinary() throws {
+        let examples = try Self.examples()
+        let text = examples.image.text
+        let finalStage = try #require(text.components(separatedBy: "\nFROM ").last)
+        let labels = [
+            "title": "\"kakao-bridge\"", "version": "\"${KAKAO_BRIDGE_VERSION}\"", "revision": "\"${KAKAO_BRIDGE_COMMIT}\"",
+            "source": "\"${KAKAO_BRIDGE_SOURCE}\"", "licenses": "\"Apache-2.0\"",
+        ]
+        for (name, value) in labels {
+            #expect(finalStage.contains("org.opencontainers.image.\(name)=\(value)"), "label \(name)")
+        }
+        for argument in ["KAKAO_BRIDGE_VERSION", "KAKAO_BRIDGE_COMMIT", "KAKAO_BRIDGE_SOURCE"] {
+            #expect(finalStage.contains("\nARG \(argument)="), "\(argument) is not an argument of the final stage")
+        }
+        #expect(try Self.read("LICENSE").contains("Apache License"))
+        let healthcheck = try #require(Self.firstMatch(#"(?m)^HEALTHCHECK .*CMD (\[.*\])$"#, in: finalStage))
+        let command = try Image.array(healthcheck)
+        // The configuration `serve` reads (the image's CMD), so the check asks the port the service really listens on.
+        #expect(command == [examples.image.entrypoint[0], "health", "--config", "/etc/kakao-bridge/bridge.yaml"])
+        #expect(examples.image.copied.contains(command[0]))
+    }
+
     /// The mode the README gives the key passes the rule the service applies to it (docs/configuration.md#secrets-in-files),
     /// and lets its owner, the user the container runs as, read it.
     @Test func theKeyModeOfTheReadmePassesTheServicesRule() throws {

@@ -57,30 +57,12 @@ import Testing
     /// match any more (scripts/nginx-test.sh checks the respellings against a real nginx).
     @Test func nginxGuardsItsInternalPathsByPrefix() throws {
         let site = try String(contentsOf: Self.root.appendingPathComponent("deploy/nginx/kakao-bridge.conf"), encoding: .utf8)
-        for path in ["/metrics", "/v1/login-complete", "/v1/users/"] {
+        for path in ["/metrics", "/readyz", "/v1/login-complete", "/v1/users/"] {
             let guarded = try #require(Self.location("^~ \(path)", in: site), "no prefix location for \(path)")
             #expect(guarded.contains("if ($kakao_bridge_internal = 0) { return 403; }"))
             let exact = site.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("location = \(path)") }
             #expect(exact.isEmpty, "\(exact)")
         }
-    }
-
-    /// docs/operations.md#the-admin-port: the ConfigMap's admin port is the container port the probes and the scrape
-    /// annotation name, and the Service does not expose it.
-    @Test func kubernetesProbesAndScrapesTheAdminPortOfTheConfigMap() throws {
-        func read(_ name: String) throws -> String {
-            try String(contentsOf: Self.root.appendingPathComponent("deploy/kubernetes/" + name), encoding: .utf8)
-        }
-        let (config, deployment, service) = (try read("configmap.yaml"), try read("deployment.yaml"), try read("service.yaml"))
-        let adminPort = try #require(Self.value(of: "admin_port", in: config))
-        #expect(Self.value(of: "admin_host", in: config) == "0.0.0.0", "the kubelet and Prometheus connect to the pod's IP")
-        #expect(deployment.contains("- {name: admin, containerPort: \(adminPort), protocol: TCP}"))
-        #expect(Self.value(of: "prometheus.io/port", in: deployment) == "\"\(adminPort)\"")
-        for probe in ["startupProbe", "livenessProbe", "readinessProbe"] {
-            let block = try #require(deployment.components(separatedBy: probe + ":").dropFirst().first)
-            #expect(block.split(separator: "\n").first?.contains("port: admin}") == true, "\(probe)")
-        }
-        #expect(!service.contains("admin") && !service.contains(adminPort))
     }
 
     /// The value after `key:` on the first line that has it, without surrounding blanks.

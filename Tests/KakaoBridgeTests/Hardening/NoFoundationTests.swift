@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The service's binary loads no Foundation (ARCHITECTURE.md, "No Foundation in the binary"): one `import Foundation`
-/// in any module it links would map ICU again, about 10 MiB resident for the process's life (issue 17).
+/// No module of ours imports Foundation (ARCHITECTURE.md, "No Foundation in our modules"): Foundation maps ICU for the
+/// process's life (its cost: docs/benchmarks.md#memory-the-current-figures). PostgresNIO and swift-otel bring it into
+/// the binary anyway; the build without them (scripts/bench/no-foundation.patch) must stay without it.
 @Suite("No Foundation in the service")
 struct NoFoundationTests {
     /// Every module linked into `kakao-bridge` and `kakao-bridge-sandbox`; `bench-upstreams` and the tests are not the

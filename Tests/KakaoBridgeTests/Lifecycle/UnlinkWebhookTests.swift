@@ -267,7 +267,7 @@ struct UnlinkWebhookTests {
             #expect(failed.map(\.lastErrorCode) == ["backend_unavailable"])
             let line = try #require(world.logs.lines.first { $0.contains("unlink event failed") })
             #expect(line.contains(#""level":"error""#))
-            #expect(line.contains(#""uid":"kakao:1234567890""#) || line.contains(#""kakao_id":"1234567890""#))
+            #expect(line.contains(#""uid":"kakao:1234567890""#) || line.contains(#""kakao_id":1234567890"#))
         }
     }
 
