@@ -37,7 +37,8 @@ public final class SQLiteStateStore: StateStore {
         // Created private before SQLite opens it (SQLite would make it 0644 under the usual umask); its -wal and -shm
         // files take the database file's mode.
         guard FileBytes.createIfMissing(path: path, mode: 0o600) else {
-            throw StateStoreError(.rejected, "open \(path): the file cannot be created")
+            // Unavailable, as SQLite's own "cannot open": the directory may be mounted or made later.
+            throw StateStoreError(.unavailable, "open \(path): the file cannot be created (is its directory there?)")
         }
         let threadPool = NIOThreadPool(numberOfThreads: 1)
         threadPool.start()

@@ -24,7 +24,8 @@ struct HungStoreTests {
     }
 
     @Test func aStoppedPostgreSQLHoldsNoRequestAndDoesNotEmptyTheLoadBalancer() async throws {
-        let server = try DedicatedPostgres.start()
+        // Off Swift's thread pool, as every blocking call here: initdb and psql take seconds, and other tests need those threads.
+        let server = try await offPool { try DedicatedPostgres.start() }
         defer { server.stop() }
         try await Fleet.with(.postgres, Self.settings, stateURL: server.url) { fleet in
             let instance = try await fleet.start("A")
@@ -44,13 +45,14 @@ struct HungStoreTests {
             let instance = try await fleet.start("A")
             try await Self.expectEverythingWorks(fleet, instance)
 
-            let lock = try TableLock.hold(fleet.state.url, tables: [
+            let url = fleet.state.url
+            let lock = try await offPool { try TableLock.hold(url, tables: [
                 "kakao_bridge.kakao_bridge_nonces", "kakao_bridge.kakao_bridge_unlink_events", "kakao_bridge.kakao_bridge_unlink_marks",
-            ])
+            ]) }
             defer { lock.release() }
             try await Self.expectAHungStoreHoldsNothing(fleet, instance)
 
-            lock.release()
+            try await offPool { lock.release() }
             try await Self.expectRecovery(fleet, instance)
         }
     }

@@ -12,24 +12,9 @@ import Testing
 struct UnreachableStoreTests {
     @Test func theServiceStartsNotReadyAndTheWebhookIs503StateUnavailable() async throws {
         try await TestWorld.with { world in
-            let directory = try OpsFiles.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            var file = OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
-            // Nobody listens on port 9 (discard); the admin key turns the unlink webhook on.
-            file.extra = """
-                state:
-                  url: "postgres://kb@127.0.0.1:9/kb?sslmode=disable"
-                """
-            try file.write(to: configPath)
-            try OpsFiles.writePrivate(
-                String(decoding: try Data(contentsOf: URL(fileURLWithPath: configPath)), as: UTF8.self)
-                    .replacingOccurrences(of: "  cache_seconds: 0\n", with: "  cache_seconds: 0\n  admin_key: 0123456789abcdef0123456789abcdef\n"),
-                to: configPath
-            )
-            let bridge = try BridgeProcess(configPath: configPath)
+            // The admin key turns the unlink webhook on.
+            let (bridge, base) = try await Self.start(world, kakao: "  admin_key: 0123456789abcdef0123456789abcdef\n")
             defer { bridge.stop() }
-            let base = "http://127.0.0.1:\(try await bridge.waitForPort())"
 
             // Until the store has failed once (before that it is only "not answered yet"): then it is known unreachable.
             var ready = Reply(try await world.http.execute(HTTPRequest(method: .get, url: base + "/readyz")))
@@ -58,27 +43,13 @@ struct UnreachableStoreTests {
     /// never answered, `/readyz` is 503 from the first probe on, never 200.
     @Test func withNoncesAloneTheInstanceIsNotReadyUntilTheStoreHasAnswered() async throws {
         try await TestWorld.with { world in
-            let directory = try OpsFiles.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            var file = OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
-            file.extra = """
-                state:
-                  url: "postgres://kb@127.0.0.1:9/kb?sslmode=disable"
-                """
-            try OpsFiles.writePrivate(
-                file.yaml().replacingOccurrences(of: "  cache_seconds: 0\n", with: """
-                      cache_seconds: 0
-                      oidc:
-                        audiences: ["\(OIDC.audience)"]
-                        jwks_url: "\(KakaoStandIn.jwksURL(on: world.servers.kakao))"
+            let (bridge, base) = try await Self.start(world, kakao: """
+                  oidc:
+                    audiences: ["\(OIDC.audience)"]
+                    jwks_url: "\(KakaoStandIn.jwksURL(on: world.servers.kakao))"
 
-                    """),
-                to: configPath
-            )
-            let bridge = try BridgeProcess(configPath: configPath)
+                """)
             defer { bridge.stop() }
-            let base = "http://127.0.0.1:\(try await bridge.waitForPort())"
             let start = ContinuousClock.now
             var statuses: Set<Int> = []
             while ContinuousClock.now - start < .seconds(7) {
@@ -92,6 +63,26 @@ struct UnreachableStoreTests {
             #expect(statuses == [503], "readiness answered \(statuses.sorted()) while the store never answered")
             let metrics = Reply(try await world.http.execute(HTTPRequest(method: .get, url: base + "/metrics"))).text
             #expect(metrics.contains("kakao_bridge_state_store_up 0"), "\(metrics.prefix(400))")
+        }
+    }
+
+    /// A `kakao-bridge serve` whose store nobody answers (port 9, discard), with `kakao` added to its `kakao:` section.
+    static func start(_ world: TestWorld, kakao: String) async throws -> (BridgeProcess, String) {
+        let directory = try OpsFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configPath = directory.appendingPathComponent("bridge.yaml").path
+        var file = OpsConfigFile(kakaoURL: world.servers.kakao.baseURL, serviceAccountFile: world.config.firebase.serviceAccountFile)
+        file.extra = """
+            state:
+              url: "postgres://kb@127.0.0.1:9/kb?sslmode=disable"
+            """
+        try OpsFiles.writePrivate(file.yaml().replacingOccurrences(of: "  cache_seconds: 0\n", with: "  cache_seconds: 0\n" + kakao), to: configPath)
+        let bridge = try BridgeProcess(configPath: configPath)
+        do {
+            return (bridge, "http://127.0.0.1:\(try await bridge.waitForPort())")
+        } catch {
+            bridge.stop()
+            throw error
         }
     }
 }
