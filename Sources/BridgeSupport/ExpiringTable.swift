@@ -9,12 +9,14 @@ package protocol ExpiringEntry: AnyObject {
     var expiresAt: Moment { get }
 }
 
-/// The one expiring table of the service: the Kakao verification cache, the user cache, the used nonces, the unlink
-/// marks and the rate limiter's buckets are all entries by key that stop counting at a moment, bounded in number.
+/// The one expiring table of the service: the Kakao verification cache, the user cache, this process's copy of the
+/// unlink marks and the rate limiter's buckets are all entries by key that stop counting at a moment, bounded in number.
+/// (The used nonces and security events' `jti`s are not: they live in the state store, shared by every instance.)
 ///
 /// Entries go in insertion order (a replaced entry's old slot is skipped when it reaches the front), so the front is the
 /// oldest insertion: dropping from it removes what has expired and, past `maxEntries`, the oldest live entries
-/// (`.dropOldest`), or refuses a new key instead (`.refuseNew`: forgetting a used nonce would let a replay through).
+/// (`.dropOldest`, what every table of the service does), or refuses a new key instead (`.refuseNew`, for a table that
+/// must not forget a live entry; none uses it since the nonces moved to the state store).
 /// Expiry is checked on every read, so an entry past its moment never counts even before it is dropped.
 ///
 /// Pure bookkeeping: no clock and no lock. Its owner holds it under a `Mutex` and passes the time in, so the tests drive

@@ -30,6 +30,11 @@ final class CurlMultiHandle {
         curl_multi_cleanup(raw)
     }
 
-    /// The service talks to four upstreams (Kakao, Identity Toolkit, the certificates, a backend).
-    static func idleConnections(perHost: Int) -> Int { max(1, perHost) * 4 }
+    /// At most one origin per upstream the service calls: `Upstream.Name` has 11 (Kakao's API and its keys, Identity
+    /// Toolkit, the Admin API, Google's certificates and token endpoint, the metadata server, IAM Credentials, the
+    /// backend's login-complete, unlink and events URLs; Identity Toolkit and the Admin API share a host, and the
+    /// backend's may). Keep it equal to that count (ARCHITECTURE.md, "A new upstream").
+    static let upstreamOrigins = 11
+
+    static func idleConnections(perHost: Int) -> Int { max(1, perHost) * upstreamOrigins }
 }

@@ -1,12 +1,11 @@
 import ServiceLifecycle
 
-/// What must outlive one request and hold for every instance sharing the store (docs/operations.md#shared-state): used nonces (and security
-/// events' `jti`s), unlink marks, the queue of unlink and security events, the users the service disabled, and link
-/// locks. Times are Unix seconds. Every write that decides something (a nonce's first
-/// use, a claim, a lock) is one atomic step in the store, so two processes sharing it never both win.
-///
-/// A store is also a `Service`: run it under the app's ServiceGroup. PostgreSQL's connection pool and its `LISTEN`
-/// live in `run()`; the other stores only wait there for the shutdown.
+/// What must outlive one request and hold for every instance sharing the store (docs/operations.md#shared-state): used
+/// nonces (and security events' `jti`s), unlink marks, the queue of unlink and security events, the users the service
+/// disabled, and link locks. Times are Unix seconds. Every write that decides something (a nonce's first use, a claim,
+/// a lock) is one atomic step in the store, so two processes sharing it never both win.  A store is also a `Service`:
+/// run it under the app's ServiceGroup. PostgreSQL's connection pool and its `LISTEN` live in `run()`; the other stores
+/// only wait there for the shutdown.
 public protocol StateStore: Service, Sendable {
     /// As `Service.run()`, declared here so that callers need not import ServiceLifecycle.
     func run() async throws
@@ -17,7 +16,7 @@ public protocol StateStore: Service, Sendable {
     /// Creates the tables or moves them forward; a second call, or another process's at the same time, changes nothing.
     func migrate() async throws(StateStoreError)
 
-    // MARK: Nonces (§10)
+    // MARK: Nonces (docs/api.md#kakao-id-tokens)
 
     /// `.first` for exactly one caller per id across every process sharing the store; the id is remembered until
     /// `expiresAt`.
@@ -29,8 +28,9 @@ public protocol StateStore: Service, Sendable {
     /// `markNotifications()`.
     func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
-    /// Remembers that `kakaoID`'s account changed at `at` (docs/api.md#kakaos-security-events: their cached verifications and user record are
-    /// dropped everywhere, nothing refused), and wakes `markNotifications()`. An earlier `recordUnlink` stays in force.
+    /// Remembers that `kakaoID`'s account changed at `at` (docs/api.md#kakaos-security-events: their cached
+    /// verifications and user record are dropped everywhere, nothing refused), and wakes `markNotifications()`. An
+    /// earlier `recordUnlink` stays in force.
     func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
     /// The marks recorded (or moved forward) after `cursor`, oldest first. Start with 0 for every live mark.
@@ -84,7 +84,7 @@ public protocol StateStore: Service, Sendable {
 
     func isDisabledByService(kakaoID: Int64) async throws(StateStoreError) -> Bool
 
-    // MARK: Link locks (§9)
+    // MARK: Link locks (docs/api.md#linking-to-an-existing-firebase-account)
 
     /// Takes the fleet-wide lock `key` (a Firebase uid) for `owner` until `now + leaseSeconds`: `true` when it was
     /// free, expired or already `owner`'s (then renewed).
@@ -95,8 +95,8 @@ public protocol StateStore: Service, Sendable {
 
     // MARK: Sweeping
 
-    /// Deletes used nonces past their expiry, marks older than a day (after the later of their two times), expired lock rows and events done more than a
-    /// day ago; returns how many rows went.
+    /// Deletes used nonces past their expiry, marks older than a day (after the later of their two times), expired lock
+    /// rows and events done more than a day ago; returns how many rows went.
     @discardableResult
     func deleteExpired(now: Int64) async throws(StateStoreError) -> Int
 

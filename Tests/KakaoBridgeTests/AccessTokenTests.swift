@@ -10,9 +10,9 @@ import StandIns
 import Testing
 import Upstreams
 
-/// The Admin API's credential (docs/api.md#credentials, CONTRACT §7): the JWT-bearer assertion, one fetch for many
+/// The Admin API's credential (docs/api.md#credentials): the JWT-bearer assertion, one fetch for many
 /// logins, kept until 5 minutes before expiry, one fetch at a time, failures not kept.
-@Suite("Access tokens (CONTRACT §7)")
+@Suite("Access tokens")
 struct AccessTokenTests {
     static func options(_ clock: ManualUnixClock? = nil) -> RouterWorld.Options {
         var options = RouterWorld.Options()

@@ -6,10 +6,11 @@ import Foundation
 import StandIns
 import Testing
 
-/// The user records of CONTRACT §7 and the emulator of §11 over libcurl, against the strict stand-ins: Google's token
-/// endpoint checks the assertion as Google does, the Admin API wants its access token, and Identity Toolkit shares their
-/// user store. The rules one by one are `UserSyncTests`, `AccessTokenTests`, `RevocationTests` and `EmulatorTests`.
-@Suite("Firebase user records end to end (CONTRACT §7, §11)", .serialized)
+/// The user records (docs/api.md#firebase-user-records) and the Auth Emulator over libcurl, against the strict
+/// stand-ins: Google's token endpoint checks the assertion as Google does, the Admin API wants its access token, and
+/// Identity Toolkit shares their user store. The rules one by one are `UserSyncTests`, `AccessTokenTests`,
+/// `RevocationTests` and `EmulatorTests`.
+@Suite("Firebase user records end to end", .serialized)
 struct AdminEndToEndTests {
     static func options(_ change: @escaping @Sendable (inout BridgeConfig) -> Void = { _ in }) -> TestWorld.Options {
         var options = TestWorld.Options()
@@ -123,7 +124,8 @@ struct AdminEndToEndTests {
         }
     }
 
-    /// The emulator path of the Identity Toolkit stand-in: `Bearer owner`, no token fetch, unsigned ID tokens the hook takes.
+    /// The emulator path of the Identity Toolkit stand-in: `Bearer owner`, no token fetch, unsigned ID tokens the hook
+    /// takes.
     @Test func againstTheEmulator() async throws {
         var options = TestWorld.Options()
         options.backend = true

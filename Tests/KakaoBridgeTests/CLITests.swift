@@ -6,8 +6,9 @@ import StandIns
 import Synchronization
 import Testing
 
-/// The built `kakao-bridge` executable, run as a person runs it: exit codes, stdout, signals.
-@Suite("Command line (CONTRACT §6)", .serialized)
+/// The built `kakao-bridge` executable, run as a person runs it (docs/configuration.md#command-line): exit codes,
+/// stdout, signals.
+@Suite("Command line", .serialized)
 struct CLITests {
     @Test func demoWalksAllSixStepsTheUserRecordAndTheRefusalsWithoutPrintingATokenOrTheRecordsEmail() async throws {
         // Generous: alone the demo takes about a second, but the whole suite shares two cores with it.

@@ -7,7 +7,7 @@ import StandIns
 import Testing
 import Upstreams
 
-@Suite("Google securetoken certificate cache (CONTRACT §2)")
+@Suite("Google securetoken certificate cache")
 struct CertificateCacheTests {
     @Test func servesFromTheCacheUntilMaxAgeThenRefetches() async throws {
         try await IDTokenFixture.with(maxAge: 600) { fixture in

@@ -4,7 +4,7 @@ import Foundation
 import KakaoBridge
 import Testing
 
-@Suite("Configuration (CONTRACT §5)")
+@Suite("Configuration")
 struct ConfigTests {
     static let minimal = """
         kakao:

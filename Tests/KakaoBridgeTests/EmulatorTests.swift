@@ -8,8 +8,8 @@ import StandIns
 import Testing
 import Upstreams
 
-/// The Firebase Auth Emulator (docs/api.md#the-auth-emulator, CONTRACT §11), as the Admin SDKs honour it.
-@Suite("Auth Emulator (CONTRACT §11)")
+/// The Firebase Auth Emulator (docs/api.md#the-auth-emulator), as the Admin SDKs honour it.
+@Suite("Auth Emulator")
 struct EmulatorTests {
     static let uid = "kakao:1234567890"
 

@@ -6,7 +6,8 @@ import Foundation
 import StandIns
 import Testing
 
-/// Steps 4–6 (contract §1): the Identity Toolkit exchange and the backend's login completion, with their §3 failures.
+/// Steps 4–6 (docs/api.md#the-six-step-flow): the Identity Toolkit exchange and the backend's login completion, with
+/// their failures (docs/errors.md).
 @Suite struct FullFlowTests {
     static var firebaseOnly: TestWorld.Options {
         var options = TestWorld.Options()

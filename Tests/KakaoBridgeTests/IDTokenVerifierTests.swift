@@ -92,7 +92,7 @@ func idTokenFailure(
     }
 }
 
-@Suite("Firebase ID token rules (CONTRACT §2)")
+@Suite("Firebase ID token rules")
 struct IDTokenVerifierTests {
     @Test func acceptsAValidTokenAndReturnsThePayloadAsSent() async throws {
         try await IDTokenFixture.with { fixture in

@@ -10,10 +10,10 @@ import Testing
 import Upstreams
 
 /// docs/api.md#keyless-signing-on-google-cloud (`firebase.signer: iam`), end to end: the real bridge with no key file,
-/// against the metadata server and IAM Credentials stand-ins, which are as strict as Google (the metadata header, tokens
-/// only the metadata server issued, the role to sign), and Identity Toolkit's stand-in, which accepts a kid-less token
-/// signed by one of the account's Google-managed keys as Google does. Each failure class of docs/errors.md#keyless-signing
-/// has its test here.
+/// against the metadata server and IAM Credentials stand-ins, which are as strict as Google (the metadata header,
+/// tokens only the metadata server issued, the role to sign), and Identity Toolkit's stand-in, which accepts a kid-less
+/// token signed by one of the account's Google-managed keys as Google does. Each failure class of
+/// docs/errors.md#keyless-signing has its test here.
 @Suite struct KeylessSigningTests {
     static func keyless(backend: Bool = true, configure: @escaping @Sendable (inout BridgeConfig) -> Void = { _ in }) -> TestWorld.Options {
         var options = TestWorld.Options()
@@ -268,8 +268,9 @@ import Upstreams
 
     // MARK: The access token
 
-    /// The one token cache serves signing and the Admin API; when a fresh token cannot be had, the Admin API's calls fail
-    /// as §7 says (`firebase_admin_*`) and signing as §14 says (`iam_*`).
+    /// The one token cache serves signing and the Admin API; when a fresh token cannot be had, the Admin API's calls
+    /// fail as docs/errors.md#from-googles-token-endpoint-and-the-admin-api says (`firebase_admin_*`) and signing as
+    /// docs/errors.md#keyless-signing says (`iam_*`).
     @Test func aTokenFetchFailureIsTheAdminAPIsForTheSyncAndIAMsForSigning() async throws {
         let clock = ManualUnixClock()
         var options = Self.keyless(backend: false)

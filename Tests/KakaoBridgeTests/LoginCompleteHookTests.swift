@@ -5,9 +5,9 @@ import Foundation
 import StandIns
 import Testing
 
-/// `POST /v1/login-complete`, the backend's hook (contract §2): its rules at the router's depth, with in-memory upstreams.
-/// The hook called by the backend stand-in over HTTP is `FullFlowTests`' business.
-@Suite("Login-complete hook (CONTRACT §2)")
+/// `POST /v1/login-complete`, the backend's hook (docs/api.md#post-v1login-complete): its rules at the router's depth,
+/// with in-memory upstreams. The hook called by the backend stand-in over HTTP is `FullFlowTests`' business.
+@Suite("Login-complete hook")
 struct LoginCompleteHookTests {
     static let bearer = [("Authorization", "Bearer " + RouterWorld.hookSecret)]
 

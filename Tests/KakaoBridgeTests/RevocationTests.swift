@@ -7,8 +7,8 @@ import StandIns
 import Testing
 import Upstreams
 
-/// `hook.check_revoked` (docs/api.md#revocation-on-the-hook, CONTRACT §7), as `verifyIdToken(token, true)`.
-@Suite("Revocation on the hook (CONTRACT §7)")
+/// `hook.check_revoked` (docs/api.md#revocation-on-the-hook), as `verifyIdToken(token, true)`.
+@Suite("Revocation on the hook")
 struct RevocationTests {
     static let uid = "kakao:1234567890"
 

@@ -7,9 +7,10 @@ import StandIns
 import Testing
 import Upstreams
 
-/// Steps 1–3 (contract §1, §2, §4). The service's own rules (what the answer holds, the custom token's shape, routes and
-/// configuration) run at the router's depth with in-memory upstreams; the tests that hand a minted custom token to the
-/// strict Identity Toolkit stand-in (Google accepts it) run end-to-end through libcurl and the loopback stand-ins.
+/// Steps 1–3 (docs/api.md#the-six-step-flow). The service's own rules (what the answer holds, the custom token's shape,
+/// routes and configuration) run at the router's depth with in-memory upstreams; the tests that hand a minted custom
+/// token to the strict Identity Toolkit stand-in (Google accepts it) run end-to-end through libcurl and the loopback
+/// stand-ins.
 @Suite struct TokenExchangeTests {
     @Test func validTokenBecomesACustomTokenGoogleAccepts() async throws {
         try await TestWorld.with { world in
@@ -80,7 +81,8 @@ import Upstreams
         }
     }
 
-    /// Kakao's `/v2/user/me` with the email flags Kakao sets (its deprecated `properties` included, which are never read).
+    /// Kakao's `/v2/user/me` with the email flags Kakao sets (its deprecated `properties` included, which are never
+    /// read).
     static func userMe(emailValid: Bool, emailVerified: Bool) -> String {
         #"""
         {"id":1234567890,"connected_at":"2024-01-01T00:00:00Z","properties":{"nickname":"Old"},
@@ -90,8 +92,8 @@ import Upstreams
         """#
     }
 
-    /// The rule lives where Kakao's answer is read (`KakaoMe.user`): Kakao's answer is read as the Kakao client reads it,
-    /// and the user it yields goes through the application.
+    /// The rule lives where Kakao's answer is read (`KakaoMe.user`): Kakao's answer is read as the Kakao client reads
+    /// it, and the user it yields goes through the application.
     @Test(arguments: [(false, true), (true, false), (false, false)])
     func emailOnlyWhenValidAndVerified(valid: Bool, verified: Bool) async throws {
         let trusted = try KakaoMe(json: #require(JSONValue.parse(Array(Self.userMe(emailValid: true, emailVerified: true).utf8)))).user

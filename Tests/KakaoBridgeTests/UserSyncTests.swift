@@ -9,9 +9,9 @@ import StandIns
 import Testing
 import Upstreams
 
-/// The user sync of docs/api.md#user-sync (CONTRACT §7), rule by rule, at the router's depth with the in-memory Admin
+/// The user sync of docs/api.md#user-sync, rule by rule, at the router's depth with the in-memory Admin
 /// API and token endpoint. The wire (Google's paths, bodies and errors) is `AdminEndToEndTests`' business.
-@Suite("User sync (CONTRACT §7)")
+@Suite("User sync")
 struct UserSyncTests {
     static let uid = "kakao:1234567890"
     static let photo = "https://k.kakaocdn.net/dn/profile.jpg"
@@ -44,7 +44,8 @@ struct UserSyncTests {
                     uid: Self.uid, displayName: "Ryan", photoURL: Self.photo, email: "ryan@example.com", emailVerified: true
                 )),
             ])
-            // Identity Toolkit saw an existing user; the login created it all the same (§2).
+            // Identity Toolkit saw an existing user; the login created it all the same
+            // (docs/api.md#get-v1token-exchange).
             #expect(reply.json?["firebase"]?["is_new_user"] == .bool(true))
             let again = try await world.exchange(world.validToken())
             #expect(again.json?["firebase"]?["is_new_user"] == .bool(false))

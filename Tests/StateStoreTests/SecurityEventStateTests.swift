@@ -1,8 +1,8 @@
 import StateStore
 import Testing
 
-/// What Kakao's security events keep in the store (CONTRACT §13): marks that only drop caches, the event type of a queued
-/// event, and the users the service disabled; every store, seen from both processes.
+/// What Kakao's security events (docs/api.md#kakaos-security-events) keep in the store: marks that only drop caches,
+/// the event type of a queued event, and the users the service disabled; every store, seen from both processes.
 @Suite("Security event state")
 struct SecurityEventStateTests {
     @Test("a change mark drops caches without ending sessions, and never undoes an unlink", arguments: StoreKind.allCases)

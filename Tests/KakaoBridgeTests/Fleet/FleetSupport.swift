@@ -8,8 +8,8 @@ import StandIns
 import Synchronization
 import Testing
 
-/// CONTRACT §12 end to end: two real `kakao-bridge serve` processes configured identically against one test world's
-/// stand-ins and one state store, the way a fleet runs.
+/// Scaling out (docs/operations.md#scaling-out) end to end: two real `kakao-bridge serve` processes configured
+/// identically against one test world's stand-ins and one state store, the way a fleet runs.
 
 /// The durable stores a fleet can share.
 enum FleetStore: String, CustomTestStringConvertible, Sendable {
@@ -35,7 +35,8 @@ struct FleetStateLocation {
     }
 }
 
-/// The PostgreSQL the fleet tests use (`ThrowawayPostgres`); each test gets a database of its own, made with `createdb`.
+/// The PostgreSQL the fleet tests use (`ThrowawayPostgres`); each test gets a database of its own, made with
+/// `createdb`.
 enum FleetPostgres {
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
@@ -283,8 +284,8 @@ final class Fleet: @unchecked Sendable {
         self.configPath = configPath
     }
 
-    /// Runs `body` with the stand-ins, a fresh store of `kind` and a configuration file for it; instances are started by
-    /// `body` (`start`) and always killed afterwards, the directory removed. One end-to-end world at a time.
+    /// Runs `body` with the stand-ins, a fresh store of `kind` and a configuration file for it; instances are started
+    /// by `body` (`start`) and always killed afterwards, the directory removed. One end-to-end world at a time.
     static func with(
         _ kind: FleetStore, _ settings: FleetSettings, world options: TestWorld.Options = .init(), stateURL: String? = nil,
         _ body: (Fleet) async throws -> Void
@@ -354,9 +355,9 @@ func fleetEventually(within limit: Duration, _ condition: () async throws -> Boo
     }
 }
 
-/// A backend unlink URL the test switches between hanging (the request is held, never counted, and answered 503 once the
-/// test moves on) and accepting (each notice counted): so a notice from an instance that was killed mid-call can never
-/// be counted, and the notices counted are exactly those delivered after the recovery.
+/// A backend unlink URL the test switches between hanging (the request is held, never counted, and answered 503 once
+/// the test moves on) and accepting (each notice counted): so a notice from an instance that was killed mid-call can
+/// never be counted, and the notices counted are exactly those delivered after the recovery.
 final class SwitchableUnlinkBackend: Sendable {
     enum Mode: Sendable {
         case hang

@@ -4,10 +4,11 @@ import Foundation
 import StandIns
 import Testing
 
-/// CONTRACT §12 (with §8, §9, §10): two real `kakao-bridge serve` processes on different ports, configured identically
-/// against one test world's stand-ins and one state store, behave as one service. PostgreSQL is a throwaway server per
-/// test process (scripts/postgres-test-server), a fresh database per test; SQLite is one file both processes open.
-@Suite("A fleet on one store (CONTRACT §12)", .serialized)
+/// Scaling out (docs/operations.md#scaling-out, #shared-state): nonces, unlink marks, queued events and linking. Two
+/// real `kakao-bridge serve` processes on different ports, configured identically against one test world's stand-ins
+/// and one state store, behave as one service. PostgreSQL is a throwaway server per test process
+/// (scripts/postgres-test-server), a fresh database per test; SQLite is one file both processes open.
+@Suite("A fleet on one store", .serialized)
 struct FleetTests {
     static let kakaoID: Int64 = 1_234_567_890
     static let uid = "kakao:1234567890"
@@ -17,7 +18,7 @@ struct FleetTests {
         FileHandle.standardError.write(Data("fleet: \(text)\n".utf8))
     }
 
-    // MARK: 1. Nonces (§10 amended)
+    // MARK: 1. Nonces (each used once, fleet-wide)
 
     @Test("A nonce used at one instance is refused at the other", arguments: [FleetStore.postgres, .sqlite])
     func aNonceUsedAtOneInstanceIsRefusedAtTheOther(store: FleetStore) async throws {
@@ -46,7 +47,7 @@ struct FleetTests {
         }
     }
 
-    // MARK: 2. Unlink marks (§8 step 4, §12: within 1 s)
+    // MARK: 2. Unlink marks (seen by every instance within 1 s)
 
     @Test("An unlink at one instance ends the other's cached access token and older ID token within a second",
           arguments: [FleetStore.postgres, .sqlite])
@@ -132,7 +133,7 @@ struct FleetTests {
         }
     }
 
-    // MARK: 3. An instance killed mid-event (§8: taken over after the lease)
+    // MARK: 3. An instance killed mid-event (taken over after the lease)
 
     @Test("An event whose instance was killed mid-step is finished by the other after the lease, the backend told once")
     func anEventOfAKilledInstanceIsFinishedByTheOther() async throws {
@@ -192,7 +193,7 @@ struct FleetTests {
         await backend.server.stop()
     }
 
-    // MARK: 4. Linking race (§9 amended: serialised fleet-wide)
+    // MARK: 4. Linking race (serialised fleet-wide)
 
     @Test("Of two Kakao users linking to one account through two instances at once exactly one wins")
     func ofTwoKakaoUsersLinkingThroughTwoInstancesExactlyOneWins() async throws {
@@ -234,7 +235,7 @@ struct FleetTests {
         }
     }
 
-    // MARK: 5. A restart on one SQLite file (§12: durable)
+    // MARK: 5. A restart on one SQLite file (durable)
 
     @Test("A restart on the same SQLite file keeps used nonces and pending unlink steps, finished once the backend recovers")
     func aRestartOnTheSameSQLiteFileKeepsNoncesAndPendingSteps() async throws {

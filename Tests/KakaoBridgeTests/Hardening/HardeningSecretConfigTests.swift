@@ -4,7 +4,7 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 
-/// Issue 27's configuration items (docs/configuration.md#secrets-in-files, CONTRACT §5): the admin key's format, secrets
+/// Issue 27's configuration items (docs/configuration.md#secrets-in-files): the admin key's format, secrets
 /// given as files under the key file's mode rule, and a configuration file that others can read holding a secret.
 @Suite struct HardeningSecretConfigTests {
     static let adminKey = "0123456789abcdef0123456789ABCDEF"

@@ -7,10 +7,11 @@ import StandIns
 import Testing
 import Upstreams
 
-/// The account lifecycle (CONTRACT §7's revoke endpoint, §8, §9) over libcurl against the strict stand-ins: Kakao
-/// unlinks and then calls the webhook, the Admin API stand-in keeps the users, the backend stand-in records the notices.
-/// The rules one by one are `UnlinkWebhookTests`, `LinkingTests` and `RevokeEndpointTests`.
-@Suite("Account lifecycle end to end (CONTRACT §7, §8, §9)", .serialized)
+/// The account lifecycle (the revoke endpoint, Kakao's unlink webhook, linking by email) over libcurl against the
+/// strict stand-ins: Kakao unlinks and then calls the webhook, the Admin API stand-in keeps the users, the backend
+/// stand-in records the notices. The rules one by one are `UnlinkWebhookTests`, `LinkingTests` and
+/// `RevokeEndpointTests`.
+@Suite("Account lifecycle end to end", .serialized)
 struct LifecycleEndToEndTests {
     static let kakaoID: Int64 = 1_234_567_890
     static let uid = "kakao:1234567890"
@@ -47,7 +48,8 @@ struct LifecycleEndToEndTests {
         }
     }
 
-    /// Amended §8: Kakao gets its 200 well inside 3 s whatever the backend does; the slow step goes on after the answer.
+    /// Amended §8: Kakao gets its 200 well inside 3 s whatever the backend does; the slow step goes on after the
+    /// answer.
     @Test func aSlowBackendRunsPastTheDeadlineAndKakaoStillGets200() async throws {
         try await TestWorld.with(Self.options { $0.kakao.unlinkDeadlineMS = 300 }) { world async throws in
             world.backend.setUnlinkFault(.delay(.seconds(2)))

@@ -7,8 +7,8 @@ import OpenSSLCrypto
 import Testing
 import Upstreams
 
-/// Linking by verified email (docs/api.md#linking-to-an-existing-firebase-account, CONTRACT §9) at the router's depth.
-@Suite("Linking by verified email (CONTRACT §9)")
+/// Linking by verified email (docs/api.md#linking-to-an-existing-firebase-account) at the router's depth.
+@Suite("Linking by verified email")
 struct LinkingTests {
     static let kakaoUID = "kakao:1234567890"
     static let email = "ryan@example.com"

@@ -6,9 +6,9 @@ import Foundation
 import Testing
 import Upstreams
 
-/// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke, CONTRACT §7): "log out everywhere" for backends without an
+/// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke): "log out everywhere" for backends without an
 /// Admin SDK, followed by `hook.check_revoked` refusing the sessions it ended.
-@Suite("Revoke endpoint (CONTRACT §7)")
+@Suite("Revoke endpoint")
 struct RevokeEndpointTests {
     static let uid = "kakao:1234567890"
 

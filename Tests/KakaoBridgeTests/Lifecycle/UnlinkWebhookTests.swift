@@ -7,9 +7,9 @@ import StateStore
 import Testing
 import Upstreams
 
-/// Kakao's unlink webhook (docs/api.md#kakaos-unlink-webhook, CONTRACT §8), rule by rule, at the router's depth with the
-/// in-memory Admin API and backend. The wire (libcurl, the stand-ins, the deadline) is `LifecycleEndToEndTests`' business.
-@Suite("Unlink webhook (CONTRACT §8)")
+/// Kakao's unlink webhook (docs/api.md#kakaos-unlink-webhook), rule by rule, at the router's depth with the in-memory
+/// Admin API and backend. The wire (libcurl, the stand-ins, the deadline) is `LifecycleEndToEndTests`' business.
+@Suite("Unlink webhook")
 struct UnlinkWebhookTests {
     static let adminKey = "0123456789abcdef0123456789abcdef"
     static let kakaoID: Int64 = 1_234_567_890

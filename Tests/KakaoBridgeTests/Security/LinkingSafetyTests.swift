@@ -6,9 +6,10 @@ import Foundation
 import Testing
 import Upstreams
 
-/// §9's amended safety rules at the router's depth (issue 27): races to one account, link records that no longer stand,
-/// accounts of this service's own, and emails compared by ASCII only. The end-to-end takeover is `TakeoverEndToEndTests`.
-@Suite("Linking safety rules (CONTRACT §9 amended)")
+/// The safety rules of linking by email (docs/api.md#linking-to-an-existing-firebase-account) at the router's depth
+/// (issue 27): races to one account, link records that no longer stand, accounts of this service's own, and emails
+/// compared by ASCII only. The end-to-end takeover is `TakeoverEndToEndTests`.
+@Suite("Linking safety rules")
 struct LinkingSafetyTests {
     static let email = "ryan@example.com"
 

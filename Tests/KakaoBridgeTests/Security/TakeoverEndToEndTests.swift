@@ -10,7 +10,7 @@ import Upstreams
 /// The two account takeovers of the third security round (issue 27), end to end through the real server over libcurl
 /// against the strict stand-ins: an ID token refused at the exchange taken at the legacy route out of the shared cache,
 /// and linking by email handing a Kakao user of this service to another Kakao user with a recycled address.
-@Suite("Account takeovers, third security round (CONTRACT §9, §10 amended)", .serialized)
+@Suite("Account takeovers: a refused ID token at the legacy route, linking by a recycled email", .serialized)
 struct TakeoverEndToEndTests {
     /// An ID token, signed by the Kakao stand-in for the test app, with the given nonce.
     private func idToken(_ world: TestWorld, nonce: String?, id: Int64 = OIDC.user.id) throws -> String {
@@ -26,7 +26,8 @@ struct TakeoverEndToEndTests {
         try #require(try await world.get("/v1/kakao/nonce").json?["nonce"]?.stringValue)
     }
 
-    /// Whatever made the exchange refuse the token, the legacy route refuses it too, and asks neither Kakao nor the cache.
+    /// Whatever made the exchange refuse the token, the legacy route refuses it too, and asks neither Kakao nor the
+    /// cache.
     @Test func anIDTokenRefusedAtTheExchangeIsRefusedAtTheLegacyRouteWithoutAskingKakao() async throws {
         try await TestWorld.with(OIDC.on()) { world in
             let used = try idToken(world, nonce: try await nonce(world))

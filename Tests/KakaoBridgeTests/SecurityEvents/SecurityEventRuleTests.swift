@@ -9,9 +9,10 @@ import StateStore
 import Testing
 import Upstreams
 
-/// Every verification rule of CONTRACT §13 with its RFC 8935 `err` (docs/api.md#kakaos-security-events), at the router's
-/// depth with Kakao's keys from the shared test key set. The table's actions end to end are `SecurityEventTableTests`.
-@Suite("Security events: verification (CONTRACT §13)")
+/// Every verification rule of a Kakao security event token with its RFC 8935 `err`
+/// (docs/api.md#kakaos-security-events), at the router's depth with Kakao's keys from the shared test key set. The
+/// table's actions end to end are `SecurityEventTableTests`.
+@Suite("Security events: verification")
 struct SecurityEventRuleTests {
     static let audience = "test-rest-api-key"
     static let kakaoID: Int64 = 1_234_567_890

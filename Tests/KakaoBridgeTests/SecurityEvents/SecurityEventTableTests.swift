@@ -5,10 +5,10 @@ import Foundation
 import StandIns
 import Testing
 
-/// Every row of CONTRACT §13's table end to end (docs/api.md#kakaos-security-events): a SET signed with the Kakao
+/// Every row of the security events' table (docs/api.md#kakaos-security-events) end to end: a SET signed with the Kakao
 /// stand-in's OIDC key, through the real server and libcurl, acted on at the Admin API stand-in, told to the backend
 /// stand-in. The verification rules one by one are `SecurityEventRuleTests`.
-@Suite("Security events: the table (CONTRACT §13)")
+@Suite("Security events: the table")
 struct SecurityEventTableTests {
     static let kakaoID: Int64 = 1_234_567_890
     static let uid = "kakao:1234567890"

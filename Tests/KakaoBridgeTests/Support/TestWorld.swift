@@ -266,7 +266,7 @@ struct Reply {
 
     var code: String? { json?["code"]?.stringValue }
 
-    /// The contract's problem shape (§3), checked in full.
+    /// The problem body of docs/errors.md#problem-body, checked in full.
     var isProblem: Bool {
         header("content-type") == "application/problem+json"
             && json?["type"]?.stringValue != nil && json?["title"]?.stringValue != nil
