@@ -3,9 +3,8 @@
 /// aliases, tags, `|` and `>` blocks, values over several lines, several documents) is refused by line and column,
 /// never read in a way the operator did not mean.
 ///
-/// Why not a YAML library: the one at hand, Yams, imports all of Foundation, and loading Foundation maps ICU with it:
-/// megabytes resident for the life of the process (docs/benchmarks.md#memory-and-speed-rules-in-the-code), for a file
-/// read once at start-up (docs/configuration.md).
+/// Why not a YAML library: the one at hand, Yams, reads all of YAML, and a file in which an anchor, a tag or a folded
+/// block changed a value silently is what this reader exists to refuse (docs/configuration.md#the-yaml-it-reads).
 package struct YAMLReader {
     /// One line that holds something: its indentation, and its text without the indentation, comment or trailing blanks.
     package struct Line {
