@@ -17,7 +17,7 @@ let package = Package(
         .library(name: "StandIns", targets: ["StandIns"]),
     ],
     dependencies: [
-        // No default traits: they bring in swift-configuration and full Foundation (with ICU), 7 MiB of mapped pages we never use.
+        // No default traits: they bring in swift-configuration, which the service does not use.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -27,7 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
-        // The shared state store's two durable back ends (StateStore). PostgresNIO imports Foundation itself.
+        // The shared state store's two durable back ends (StateStore). PostgresNIO imports Foundation (ARCHITECTURE.md).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         // Tests only: docs/openapi.yaml parsed and held against the router and its answers (OpenAPIDocumentTests). No

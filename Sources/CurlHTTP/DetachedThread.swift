@@ -1,9 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 
-/// A named, detached POSIX thread. Foundation's `Thread` would do, but it is the only part of Foundation (beyond
-/// FoundationEssentials) the service would use, and loading Foundation maps ICU with it (docs/benchmarks.md, "no
-/// Foundation in the service").
+/// A named, detached POSIX thread, whose failure to start is a typed `HTTPClientError` naming the call. (Foundation's
+/// `Thread` would do as well; this predates Foundation coming back with PostgresNIO: ARCHITECTURE.md, "Foundation".)
 enum DetachedThread {
     /// Starts `body` on a new thread named `name` (at most 15 bytes: the kernel's limit), or throws naming the call.
     static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(HTTPClientError) {

@@ -7,7 +7,7 @@ package enum ConfigText {
         return String(text[start...end])
     }
 
-    /// Splits on a multi-character separator without Foundation.
+    /// Splits on a multi-character separator (every part kept, empty ones too).
     package static func split(_ text: String, on separator: String) -> [Substring] {
         var result: [Substring] = []
         var rest = text[...]

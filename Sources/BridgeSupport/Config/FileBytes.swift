@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// Files the operator names (the service-account key, a secret's `_file`), read with plain POSIX calls: FileHandle would
-/// map all of Foundation and ICU for this one use.
+/// Files the operator names (the service-account key, a secret's `_file`), read with plain POSIX calls: as a stream, so
+/// that a pipe or FIFO works, and never past a limit.
 package enum FileBytes {
     /// The whole file, read as a stream rather than mapped by size, so a key handed over through a pipe
     /// (`<(vault read …)`, a FIFO) works too. Nil when it cannot be opened or read. Reading stops past `limit` bytes, so

@@ -3,10 +3,8 @@
 /// aliases, tags, `|` and `>` blocks, values over several lines, several documents) is refused by line and column,
 /// never read in a way the operator did not mean.
 ///
-/// Why not a YAML library: strictness (docs/configuration.md#the-yaml-it-reads). YAML allows aliases, tags and block
-/// values, and many readers let a duplicate key's last value win: each a way for a file to mean something other than it
-/// seems. This reader refuses them, by line and column. (It was first written to keep Foundation out of the binary; PostgresNIO and
-/// swift-otel bring Foundation in now, so that is no longer the reason.)
+/// Why not a YAML library: the one at hand, Yams, reads all of YAML, and a file in which an anchor, a tag or a folded
+/// block changed a value silently is what this reader exists to refuse (docs/configuration.md#the-yaml-it-reads).
 package struct YAMLReader {
     /// One line that holds something: its indentation, and its text without the indentation, comment or trailing blanks.
     package struct Line {

@@ -7,8 +7,7 @@ import Glibc
 /// client (docs/operations.md#scraping): CPU time, resident and virtual memory and the start time from
 /// `/proc/self/stat` (and the boot time in `/proc/stat`), open descriptors counted in `/proc/self/fd`, their limit from
 /// `getrlimit`. Read when `/metrics` is scraped, on the scrape's thread: no thread samples them in between. Plain POSIX
-/// reads, as `FileBytes` does, since the service loads no Foundation (ARCHITECTURE.md). A value that cannot be read is
-/// left out rather than reported as 0.
+/// reads, as `FileBytes` does. A value that cannot be read is left out rather than reported as 0.
 ///
 /// The process is not dumpable (deploy/README.md#core-dumps), which makes `/proc/self` belong to root; the kernel still
 /// lets a process read its own.
