@@ -9,7 +9,13 @@ public enum ThrowawayPostgres {
     }
 
     /// The server's `postgres://USER@127.0.0.1:PORT/DB?sslmode=disable` URL, started on first use.
-    public static let url: Task<String, any Error> = Task { try start() }
+    public static let url: Task<String, any Error> = Task {
+        // On a thread of its own: initdb and the server's start take seconds, and Swift's few pool threads are every
+        // other test's too (a test's timer must not wait for them).
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try start() }) }
+        }
+    }
 
     nonisolated(unsafe) private static var startedDirectory: String?
 
