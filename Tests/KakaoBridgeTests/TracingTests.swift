@@ -20,18 +20,7 @@ import Glibc
     @Test func aLoginIsOneTraceUnderTheCallersSpanWithAChildPerUpstreamCallAndNoSecret() async throws {
         var options = TestWorld.Options()
         options.backend = true
-        try await TestWorld.with(options) { world in
-            let collector = try await OTLPCollectorStandIn.start()
-            let directory = try OpsFiles.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            try OpsFiles.writePrivate(Self.yaml(world, collector: collector.server.baseURL), to: configPath)
-            let bridge = try SpawnedBridge(
-                arguments: ["serve", "--config", configPath], outputPath: directory.appendingPathComponent("out.log").path
-            )
-            defer { bridge.stop() }
-            let port = try await bridge.waitForPort()
-
+        try await TestWorld.with(options) { world in try await Self.withTracedBridge(world) { collector, bridge, port in
             let kakaoToken = world.validToken(email: "ryan@example.com")
             let reply = Reply(try await world.http.execute(CurlHTTP.HTTPRequest(
                 method: .get, url: "http://127.0.0.1:\(port)/v1/token-exchange",
@@ -86,7 +75,7 @@ import Glibc
                 for secret in secrets { #expect(!text.contains(secret), "\(text)") }
                 #expect(!text.contains("?"), "\(text)")
             }
-        }
+        } }
     }
 
     /// Issue 44: with tracing on, every log line of a request carries its `trace_id` and `span_id` (the request's span),
@@ -94,17 +83,7 @@ import Glibc
     @Test func everyLogLineOfATracedRequestCarriesItsTraceAndSpanIDs() async throws {
         var options = TestWorld.Options()
         options.backend = true
-        try await TestWorld.with(options) { world in
-            let collector = try await OTLPCollectorStandIn.start()
-            let directory = try OpsFiles.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let configPath = directory.appendingPathComponent("bridge.yaml").path
-            try OpsFiles.writePrivate(Self.yaml(world, collector: collector.server.baseURL), to: configPath)
-            let bridge = try SpawnedBridge(
-                arguments: ["serve", "--config", configPath], outputPath: directory.appendingPathComponent("out.log").path
-            )
-            defer { bridge.stop() }
-            let port = try await bridge.waitForPort()
+        try await TestWorld.with(options) { world in try await Self.withTracedBridge(world) { collector, bridge, port in
             let traceparent = ("traceparent", "00-\(Self.callerTraceID)-\(Self.callerSpanID)-01")
             for (id, token) in [("traced-ok", world.validToken(email: "traced@example.com")), ("traced-refused", "not-a-kakao-token")] {
                 _ = try await world.http.execute(CurlHTTP.HTTPRequest(
@@ -139,7 +118,7 @@ import Glibc
             let refused = try #require(lines.first { $0["request_id"] as? String == "traced-refused" && $0["message"] as? String == "request" })
             #expect(refused["code"] as? String == "invalid_kakao_token", "\(refused)")
             #expect(!bridge.output.contains("traced@example.com"))
-        }
+        } }
     }
 
     /// Without `tracing.otlp_endpoint` (the default) nothing is bootstrapped: no span, and no `traceparent` upstream.
@@ -182,6 +161,22 @@ import Glibc
         config.tracing.serviceName = "kakao-bridge"
         #expect(!ConfigValidation.issues(in: config).map(\.path).contains { $0.hasPrefix("tracing.") })
         #expect(BridgeConfig().tracing.otlpEndpoint.isEmpty)
+    }
+
+    /// A `kakao-bridge serve` whose traces go to a collector stand-in, for `body`; stopped and its files removed after.
+    static func withTracedBridge(
+        _ world: TestWorld, _ body: (OTLPCollectorStandIn, SpawnedBridge, Int) async throws -> Void
+    ) async throws {
+        let collector = try await OTLPCollectorStandIn.start()
+        let directory = try OpsFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configPath = directory.appendingPathComponent("bridge.yaml").path
+        try OpsFiles.writePrivate(Self.yaml(world, collector: collector.server.baseURL), to: configPath)
+        let bridge = try SpawnedBridge(
+            arguments: ["serve", "--config", configPath], outputPath: directory.appendingPathComponent("out.log").path
+        )
+        defer { bridge.stop() }
+        try await body(collector, bridge, try await bridge.waitForPort())
     }
 
     static func yaml(_ world: TestWorld, collector: String) -> String {
