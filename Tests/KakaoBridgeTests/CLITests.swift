@@ -96,17 +96,8 @@ struct CLITests {
     /// under a path that cannot exist, or a PostgreSQL nobody listens on, is not (exit 78, saying state.url).
     @Test func checkConfigReachesTheStateStore() async throws {
         let directory = try TemporaryDirectory()
-        let account = try directory.serviceAccount()
-        func config(_ name: String, _ url: String) throws -> String {
-            try directory.write(name + ".yaml", """
-                kakao:
-                  app_id: 42
-                firebase:
-                  service_account_file: \(account)
-                state:
-                  url: "\(url)"
-                """)
-        }
+        // The one writer of a store-only configuration (the names are for the reader of this test).
+        func config(_ name: String, _ url: String) throws -> String { try OpsCommandLineTests.config(directory, store: url) }
         let good = try await CLIProcess.run(["check-config", "--config", try config("good", "sqlite://\(directory.path)/state.db")], timeout: .seconds(60))
         #expect(good.status == 0, "\(good.stdout)\n\(good.stderr)")
         #expect(good.stdout.contains("the state store answers"))
