@@ -66,6 +66,13 @@ public final class Features: Sendable {
         guard kakaoID > 0 else {
             _ = naverCache?.dropUser(markKey: kakaoID)
             _ = lineCache?.dropUser(markKey: kakaoID)
+            // The user record of whoever the key names, found by their uid: `naver:<id>` or `line:<id>`.
+            let (naverPrefix, linePrefix) = (config.naver.uidPrefix, config.line.uidPrefix)
+            userCache?.forget { uid in
+                if uid.hasPrefix(naverPrefix) { return NaverUser.markKey(ofTextID: String(uid.dropFirst(naverPrefix.count))) == kakaoID }
+                if uid.hasPrefix(linePrefix) { return LineUser.markKey(ofTextID: String(uid.dropFirst(linePrefix.count))) == kakaoID }
+                return false
+            }
             return
         }
         _ = kakaoCache?.dropUser(kakaoID)

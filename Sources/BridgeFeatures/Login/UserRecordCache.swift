@@ -39,6 +39,10 @@ final class UserRecordCache: Sendable {
 
     /// A user whose record changed here (unlinked, revoked, disabled) must be looked up again.
     func forget(uid: String) { entries.withLock { _ = $0.remove(uid) } }
+
+    /// The users another instance's mark names when only the mark's key is known (Naver's and LINE's marks carry a digest
+    /// of the id, not the uid): a walk, as rare as the marks.
+    func forget(where matching: @Sendable (String) -> Bool) { entries.withLock { _ = $0.removeAll { matching($0.key) } } }
 }
 
 /// A user found in step with this profile, and the uid its logins mint for.

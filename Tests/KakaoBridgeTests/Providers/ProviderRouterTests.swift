@@ -360,6 +360,23 @@ struct ProviderRouterTests {
         }
     }
 
+    @Test func anotherInstancesNaverMarkDropsTheUserRecordHereToo() async throws {
+        try await RouterWorld.with(Self.both) { world async throws in
+            let uid = "naver:" + Self.naverUser.id
+            #expect(try await Self.exchange(world, world.naver.issue(Self.naverUser), query: "provider=naver").status == 200)
+            let cache = try #require(world.features()?.userCache)
+            #expect(cache.inStepUID(uid: uid, with: SyncedProfile(Self.naverUser)) == uid)
+            // As another instance records it: only the mark's key, in the store; this one follows the store's marks.
+            try await world.shared.store.recordUnlink(kakaoID: Self.naverUser.markKey, at: UnixClock.system.now())
+            let deadline = ContinuousClock.now + .seconds(5)
+            while cache.inStepUID(uid: uid, with: SyncedProfile(Self.naverUser)) != nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(cache.inStepUID(uid: uid, with: SyncedProfile(Self.naverUser)) == nil)
+            #expect(Self.naverUser.markKey < 0)
+        }
+    }
+
     // MARK: Hygiene
 
     @Test func noProviderTokenEmailOrSecretReachesALogLine() async throws {
