@@ -13,15 +13,15 @@ package struct LineLogin: LoginProvider {
     package func verifiedUser(_ bearer: String, use: CredentialUse, context: CallContext) async throws(Problem) -> LineUser {
         // By the payload's issuer, not by the dots: LINE's v2.1 access tokens are JWT-shaped too.
         let isIDToken = LineIDTokenVerifier.isIDToken(bearer)
-        let verify: @Sendable () async throws(Problem) -> LineUser
+        let verify: @Sendable () async throws(Problem) -> VerifiedProviderToken<LineUser>
         if isIDToken {
             let idTokens = self.idTokens
-            verify = { () async throws(Problem) -> LineUser in try await idTokens.verify(bearer, context: context) }
+            verify = { () async throws(Problem) -> VerifiedProviderToken<LineUser> in try await idTokens.verify(bearer, context: context) }
         } else {
             let line = self.line
-            verify = { () async throws(Problem) -> LineUser in try await line.verify(accessToken: bearer, context: context) }
+            verify = { () async throws(Problem) -> VerifiedProviderToken<LineUser> in try await line.verify(accessToken: bearer, context: context) }
         }
-        guard let cache else { return try await verify() }
+        guard let cache else { return try await verify().user }
         return try await cache.verify(token: bearer, kind: isIDToken ? .idToken : .accessToken, verifiedBy: verify)
     }
 }

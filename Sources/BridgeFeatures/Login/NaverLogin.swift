@@ -12,8 +12,9 @@ package struct NaverLogin: LoginProvider {
     package func verifiedUser(_ bearer: String, use: CredentialUse, context: CallContext) async throws(Problem) -> NaverUser {
         let naver = self.naver
         guard let cache else { return try await naver.verify(accessToken: bearer, context: context) }
-        return try await cache.verify(token: bearer) { () async throws(Problem) -> NaverUser in
-            try await naver.verify(accessToken: bearer, context: context)
+        // Naver's profile says nothing of the token's lifetime: the cache's own bound alone.
+        return try await cache.verify(token: bearer) { () async throws(Problem) -> VerifiedProviderToken<NaverUser> in
+            VerifiedProviderToken(user: try await naver.verify(accessToken: bearer, context: context), expiresIn: nil)
         }
     }
 }

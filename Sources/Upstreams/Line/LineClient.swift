@@ -4,7 +4,8 @@ import CurlHTTP
 
 /// Verifies a LINE access token (docs/api.md#line-access-tokens). The real one asks LINE; tests pass fakes.
 public protocol LineVerifying: Sendable {
-    func verify(accessToken: String, context: CallContext) async throws(Problem) -> LineUser
+    /// The user, and verify's `expires_in`.
+    func verify(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedProviderToken<LineUser>
 }
 
 /// LINE Login's API (https://api.line.me): `GET /oauth2/v2.1/verify` (whose channel the token is, and whether it is
@@ -26,12 +27,12 @@ package struct LineClient: LineVerifying {
 
     // MARK: Entry point
 
-    package func verify(accessToken: String, context: CallContext) async throws(Problem) -> LineUser {
+    package func verify(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedProviderToken<LineUser> {
         let verified = try Upstream.decode(LineVerifyReply.self, try await upstream.call(verifyRequest(accessToken), Self.failures, context: context), Self.failures)
         try Self.check(verified, channelID: channelID)
         let profile = try Upstream.decode(LineProfileReply.self, try await upstream.call(profileRequest(accessToken), Self.failures, context: context), Self.failures)
         guard LineUser.isUserID(profile.user.id) else { throw Problem.lineUnavailable("LINE's profile carried an impossible user id.") }
-        return profile.user
+        return VerifiedProviderToken(user: profile.user, expiresIn: verified.expiresIn)
     }
 
     // MARK: Requests
@@ -79,7 +80,7 @@ package struct LineClient: LineVerifying {
 public struct LineOff: LineVerifying, LineKeySetFetching {
     public init() {}
 
-    public func verify(accessToken: String, context: CallContext) async throws(Problem) -> LineUser {
+    public func verify(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedProviderToken<LineUser> {
         throw Problem.lineUnavailable("LINE is not configured.")
     }
 

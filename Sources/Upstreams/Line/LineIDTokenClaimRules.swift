@@ -18,17 +18,20 @@ package struct LineIDTokenClaimRules: Sendable {
         self.clock = clock
     }
 
-    package func check(_ payload: JSONValue) throws(Problem) -> LineUser {
+    /// The user, and the seconds until `exp`.
+    package func check(_ payload: JSONValue) throws(Problem) -> VerifiedProviderToken<LineUser> {
         guard case .object = payload else { throw Self.invalid("The ID token's payload is not a JSON object.") }
         guard payload["iss"]?.stringValue == Self.issuer else { throw Self.invalid("The ID token's iss must be \(Self.issuer).") }
         guard acceptsAudience(payload["aud"]) else { throw Self.invalid("The ID token's aud is not this service's LINE channel (line.channel_id).") }
-        try JWTTimes.check(payload, now: clock.now(), skew: clockSkewSeconds, invalid: Self.invalid)
+        let now = clock.now()
+        let (_, exp) = try JWTTimes.check(payload, now: now, skew: clockSkewSeconds, invalid: Self.invalid)
         guard let sub = payload["sub"]?.stringValue, LineUser.isUserID(sub) else {
             throw Self.invalid("The ID token's sub must be a LINE user id: U and 32 lowercase hexadecimal digits.")
         }
         // The profile is decoration, the identity is `sub`: a claim of another type is left out, not refused.
         let email = payload["email"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        return LineUser(id: sub, displayName: payload["name"]?.stringValue, pictureURL: payload["picture"]?.stringValue, email: email)
+        let user = LineUser(id: sub, displayName: payload["name"]?.stringValue, pictureURL: payload["picture"]?.stringValue, email: email)
+        return VerifiedProviderToken(user: user, expiresIn: exp - now)
     }
 
     /// A string, or (as OpenID Connect allows) a non-empty array of them, every one of them our channel.

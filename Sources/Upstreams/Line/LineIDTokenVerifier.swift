@@ -39,7 +39,7 @@ package struct LineIDTokenVerifier: Sendable {
         return payload["iss"]?.stringValue == LineIDTokenClaimRules.issuer
     }
 
-    package func verify(_ token: String, context: CallContext) async throws(Problem) -> LineUser {
+    package func verify(_ token: String, context: CallContext) async throws(Problem) -> VerifiedProviderToken<LineUser> {
         let parsed = try Self.parse(token)
         switch parsed.signing {
         case .es256(let kid):

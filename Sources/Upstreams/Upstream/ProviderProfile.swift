@@ -24,6 +24,18 @@ public protocol ProviderProfile: Sendable, Equatable, JSONWritable {
     var markKey: Int64 { get }
 }
 
+/// A verified token's user and the seconds its provider still honours it (`nil`: the provider did not say), so that a
+/// verification cache never trusts a token past its expiry.
+public struct VerifiedProviderToken<User: ProviderProfile>: Sendable {
+    public var user: User
+    public var expiresIn: Int64?
+
+    public init(user: User, expiresIn: Int64?) {
+        self.user = user
+        self.expiresIn = expiresIn
+    }
+}
+
 /// `provider` and the provider's id claim: `{"provider": "naver", "naver_id": "…"}` (docs/custom-token.md).
 public struct ProviderClaim: Sendable, Equatable {
     public enum ID: Sendable, Equatable {

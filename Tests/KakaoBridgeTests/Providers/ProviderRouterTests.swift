@@ -161,6 +161,20 @@ struct ProviderRouterTests {
         }
     }
 
+    @Test func aLineVerificationIsNeverTrustedPastLINEsExpiry() async throws {
+        try await RouterWorld.with(Self.both) { world async throws in
+            let token = world.line.issue(Self.lineUser)
+            world.line.expiresIn = 0
+            #expect(try await Self.exchange(world, token, query: "provider=line").status == 200)
+            #expect(try await Self.exchange(world, token, query: "provider=line").status == 200)
+            #expect(world.line.calls == 2)
+            world.line.expiresIn = 3600
+            #expect(try await Self.exchange(world, token, query: "provider=line").status == 200)
+            #expect(try await Self.exchange(world, token, query: "provider=line").status == 200)
+            #expect(world.line.calls == 3)
+        }
+    }
+
     @Test func aLineAccessTokenOfAnotherChannelIsMismatched() async throws {
         try await RouterWorld.with(Self.both) { world async throws in
             let token = world.line.provider.issue(.failure(.lineChannelMismatch()))

@@ -54,7 +54,17 @@ final class FakeLine: LineVerifying, LineKeySetFetching {
 
     init(standIn: LineStandIn = LineStandIn()) { self.standIn = standIn }
 
-    func verify(accessToken: String, context: CallContext) async throws(Problem) -> LineUser { try provider.answer(accessToken) }
+    func verify(accessToken: String, context: CallContext) async throws(Problem) -> VerifiedProviderToken<LineUser> {
+        VerifiedProviderToken(user: try provider.answer(accessToken), expiresIn: expiresIn)
+    }
+
+    /// What LINE's verify says of every token's remaining lifetime.
+    var expiresIn: Int64? {
+        get { lifetime.withLock { $0 } }
+        set { lifetime.withLock { $0 = newValue } }
+    }
+
+    private let lifetime = Mutex<Int64?>(2_591_659)
     func issue(_ user: LineUser) -> String { provider.issue(.success(user)) }
     var calls: Int { provider.calls }
 
