@@ -92,6 +92,21 @@ struct ProviderRouterTests {
         }
     }
 
+    @Test func loginsAreCountedByProviderWithNoTokenInALabel() async throws {
+        try await RouterWorld.with(Self.both) { world async throws in
+            let token = world.naver.issue(Self.naverUser)
+            #expect(try await Self.exchange(world, token, query: "provider=naver").status == 200)
+            _ = try await Self.exchange(world, "AAAAnaver-token-refused", query: "provider=naver")
+            #expect(try await Self.exchange(world, world.line.issue(Self.lineUser), query: "provider=line").status == 200)
+            let metrics = try await world.get("/metrics").text
+            for series in [#"kakao_bridge_logins_total{provider="naver",outcome="ok"}"#, #"kakao_bridge_logins_total{provider="naver",outcome="refused"}"#,
+                           #"kakao_bridge_logins_total{provider="line",outcome="ok"}"#, #"kakao_bridge_cache_total{cache="naver",result="miss"}"#] {
+                #expect(metrics.contains(series), "\(series) missing")
+            }
+            #expect(!metrics.contains(token) && !metrics.contains(Self.naverUser.id))
+        }
+    }
+
     @Test func aNaverNameStandsInForAMissingNickname() async throws {
         try await RouterWorld.with(Self.both) { world async throws in
             let token = world.naver.issue(NaverUser(id: "12345", name: "Kim"))
