@@ -44,11 +44,13 @@ import Upstreams
     }
 
     /// Naver's unlink callback (docs/api.md#navers-unlink-callback), what `POST /v1/naver/unlink` takes from the
-    /// internet: the form read, the signature, client and time checks, the id decrypted; and `/v1/nid/me`'s answer (the
+    /// internet: the form read, the signature, client and time checks, the id decrypted (also directly: no mutation gets
+    /// past the signature); and `/v1/nid/me`'s answer (the
     /// first byte picks the HTTP status) read as a user or a refusal.
     public static func naverUnlink(_ bytes: UnsafeRawBufferPointer) {
         let body = Array(bytes)
         _ = naverCallback.check(form: body, now: 1_700_000_000)
+        _ = naverCallback.decryptID(String(decoding: body, as: UTF8.self))
         let statuses = [200, 401, 403, 429, 500]
         let status = bytes.first.map { statuses[Int($0) % statuses.count] } ?? 200
         let response = HTTPResponse(status: status, headers: [], body: Array(body.dropFirst()))

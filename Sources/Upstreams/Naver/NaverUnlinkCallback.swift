@@ -55,12 +55,22 @@ package struct NaverUnlinkCallback: Sendable {
         guard let given = Self.base64URL(signature), constantTimeEquals(given, expected) else { return .failure(.badSignature) }
         guard constantTimeEquals(Array(client.utf8), Array(clientID.utf8)) else { return .failure(.wrongClient) }
         guard abs(now - timestamp) <= Self.maxAgeSeconds else { return .failure(.stale) }
-        guard let sealed = Self.base64URL(encrypted), sealed.count > AES128CBC.blockBytes,
-              let plain = AES128CBC.decrypt(key: key, iv: Array(sealed.prefix(AES128CBC.blockBytes)), ciphertext: Array(sealed.dropFirst(AES128CBC.blockBytes))),
+        guard let id = decryptID(encrypted) else { return .failure(.undecryptable) }
+        return .success(Unlink(id: id, timestamp: timestamp))
+    }
+
+    /// `encryptUniqueId` opened: base64url(IV ‖ ciphertext), AES-128-CBC, PKCS#5, a printable ASCII id of at most 128
+    /// bytes; `nil` for anything else. Only ever reached for a signed callback; the fuzz target calls it directly, since
+    /// no mutation gets past the signature.
+    package func decryptID(_ encrypted: String) -> String? {
+        guard encrypted.utf8.count <= Self.maxFieldBytes, let sealed = Self.base64URL(encrypted), sealed.count > AES128CBC.blockBytes,
+              let plain = AES128CBC.decrypt(
+                key: key, iv: Array(sealed.prefix(AES128CBC.blockBytes)), ciphertext: Array(sealed.dropFirst(AES128CBC.blockBytes))
+              ),
               !plain.isEmpty, plain.count <= 128, let id = String(validating: plain, as: UTF8.self),
               id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
-        else { return .failure(.undecryptable) }
-        return .success(Unlink(id: id, timestamp: timestamp))
+        else { return nil }
+        return id
     }
 
     private static func base64URL(_ text: String) -> [UInt8]? {
