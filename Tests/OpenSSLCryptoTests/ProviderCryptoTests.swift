@@ -52,6 +52,16 @@ import Testing
         #expect(!P256PrivateKey().publicKey.verifyES256(signature: signature, message: message))
     }
 
+    /// A signature the openssl command line made (`openssl dgst -sha256 -sign`, its DER turned into `r ‖ s`), with the
+    /// key's point as a JWK: the conversion is checked against another implementation, not against itself.
+    @Test func anES256SignatureMadeByOpenSSLsCommandLineVerifies() throws {
+        let key = try P256PublicKey(jwkX: "SbDToZ8c8i6Nxz2I37jTynkFX7ApC4ywD3Llr5SK95k", y: "zKLkg-bVA-SvcWWXDTkF1StUWvGb9k5mq9T5qLW87p8")
+        let signature = try #require(Base64URL.decode("Qq2QMdxPHrvxCcp6CBk_f-LEtZus-womdKBqBw_XiTyDHbVc5MmRqXppvrtkPpxnxs_UNo8F7Chuin0Gi_69ag"))
+        let message = Array("eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJodHRwczovL2FjY2Vzcy5saW5lLm1lIn0".utf8)
+        #expect(key.verifyES256(signature: signature, message: message))
+        #expect(!key.verifyES256(signature: signature, message: Array(message.dropLast())))
+    }
+
     @Test func aJWKOffTheCurveIsRefused() {
         let zeros = Base64URL.encode(Array(repeating: 0, count: 32))
         #expect(throws: CryptoError.self) { try P256PublicKey(jwkX: zeros, y: zeros) }
