@@ -54,8 +54,10 @@ package final class NaverUnlink: Sendable {
             id: Base64URL.encode(SecureRandom.bytes(count: 16)), kakaoID: markKey, reason: "naver_unlink", eventType: nil,
             now: now, provider: .naver, providerID: unlink.id
         )
-        // One use of a signed callback, fleet-wide, for as long as it could pass the timestamp check.
-        let nonce = SHA256.hash(Array("naver-unlink:".utf8) + body)
+        // One use of a signed callback, fleet-wide, for as long as it could pass the timestamp check. Keyed by what the
+        // signature covers (the person and the time), not by the body's bytes: the same callback with its fields
+        // reordered or re-encoded is the same callback.
+        let nonce = SHA256.hash(Array("naver-unlink:\(unlink.timestamp):\(unlink.id)".utf8))
         let expiresAt = unlink.timestamp + NaverUnlinkCallback.maxAgeSeconds + 1
         let first: Bool
         do {

@@ -373,6 +373,10 @@ struct ProviderRouterTests {
             let replay = try await Self.callback(world, valid)
             ErrorMappingTests.expectProblem(replay, 401, "unauthorized")
             #expect(replay.json?["detail"]?.stringValue == NaverUnlink.refusedDetail)
+            // Its fields in another order are the same callback.
+            let fields = valid.split(separator: "&")
+            let reordered = (fields.dropFirst() + fields.prefix(1)).joined(separator: "&")
+            ErrorMappingTests.expectProblem(try await Self.callback(world, reordered), 401, "unauthorized")
             let recorded = try await world.unlinkEvents(.pending).count + world.unlinkEvents(.done).count
             #expect(recorded == 1)
         }
