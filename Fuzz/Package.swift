@@ -7,7 +7,7 @@ import PackageDescription
 //   swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 // A path dependency's identity is its directory's name, which depends on where the repository was cloned.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
-let targets = ["FuzzIDToken", "FuzzKakaoIDToken", "FuzzSecurityEvent", "FuzzKakaoReplies", "FuzzGoogleReplies", "FuzzConfig", "FuzzJSON"]
+let targets = ["FuzzIDToken", "FuzzKakaoIDToken", "FuzzSecurityEvent", "FuzzKakaoReplies", "FuzzGoogleReplies", "FuzzConfig", "FuzzJSON", "FuzzNaverUnlink", "FuzzLineIDToken"]
 
 let package = Package(
     name: "kakao-bridge-fuzz",

@@ -1,5 +1,6 @@
 import BridgeSupport
 import Logging
+import OpenSSLCrypto
 import Upstreams
 
 extension Features {
@@ -36,15 +37,36 @@ extension Features {
             config, keys: keys, cache: kakaoCache, unlinkedUsers: shared.unlinkedUsers,
             shared: shared, clock: clock, logger: logger
         ) }
+        // Naver (docs/api.md#naver-access-tokens): its verification cache follows Kakao's rules and `kakao.cache_seconds`.
+        let naverCache = config.naver.enabled && config.kakao.cacheSeconds > 0
+            ? ProviderVerificationCache<NaverUser>(ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: shared.unlinkedUsers)
+            : nil
+        let naver = config.naver.enabled
+            ? NaverLogin(naver: upstreams.naver, cache: naverCache, uidPrefix: config.naver.uidPrefix) : nil
+        // LINE (docs/api.md#line-access-tokens, #line-id-tokens): its keys cached as Kakao's, its verifications as Kakao's.
+        let lineCache = config.line.enabled && config.kakao.cacheSeconds > 0
+            ? ProviderVerificationCache<LineUser>(ttlSeconds: config.kakao.cacheSeconds, clock: clock, unlinkedUsers: shared.unlinkedUsers)
+            : nil
+        let lineKeys = config.line.enabled ? KeyCache<P256PublicKey>.lineKeys(upstreams.lineKeys, clock: clock, logger: logger) : nil
+        let line = lineKeys.map { keys in
+            LineLogin(
+                line: upstreams.line,
+                idTokens: LineIDTokenVerifier(
+                    rules: LineIDTokenClaimRules(channelID: config.line.channelID, clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock),
+                    keys: keys, channelSecret: config.line.channelSecret
+                ),
+                cache: lineCache, uidPrefix: config.line.uidPrefix
+            )
+        }
         let login = LoginFlow(
-            kakao: kakaoCache ?? upstreams.kakao, kakaoIDTokens: kakaoIDTokens, userSync: userSync,
+            kakao: KakaoLogin(kakao: kakaoCache ?? upstreams.kakao, kakaoIDTokens: kakaoIDTokens, uidPrefix: config.kakao.uidPrefix),
+            naver: naver, line: line, userSync: userSync,
             minter: CustomTokenMinter(
                 signer: signing.signer, ttlSeconds: config.firebase.customTokenTTLSeconds, tenantID: config.firebase.tenantID,
                 clock: clock
             ),
             identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
-            backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend,
-            uidPrefix: config.kakao.uidPrefix
+            backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend
         )
         let hook = config.hook.secret.isEmpty ? nil : LoginHook(
             secrets: config.hook.secrets.map { Array($0.utf8) }, perMinute: config.rateLimit.hookPerMinute,
@@ -59,7 +81,7 @@ extension Features {
             revocation: config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
             login: login
         )
-        let actions = config.kakao.adminKey.isEmpty && !config.kakao.events.enabled ? nil : AccountActions(
+        let actions = config.kakao.adminKey.isEmpty && !config.kakao.events.enabled && !config.naver.unlinkCallbackEnabled ? nil : AccountActions(
             unlinkAction: config.kakao.unlinkAction, uidPrefix: config.kakao.uidPrefix, admin: admin, shared: shared,
             retrySeconds: max(1, Int64((config.kakao.unlinkRetryHours * 3600).rounded())),
             // The store counts whole seconds: one more, so that a lease taken late in a second still lasts the
@@ -67,8 +89,15 @@ extension Features {
             leaseSeconds: Int64(config.kakao.unlinkLeaseSeconds) + 1, kakaoCache: kakaoCache, userCache: userSync?.cache,
             unlinkNotifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier,
             eventsNotifier: config.backend.eventsURL.isEmpty ? nil : upstreams.eventsNotifier, meters: unlinkMeters, clock: clock,
-            logger: logger
+            logger: logger, naverUIDPrefix: config.naver.uidPrefix, naverCache: naverCache
         )
+        // Naver's unlink callback (docs/api.md#navers-unlink-callback): off without the client secret, its key.
+        let naverUnlink = config.naver.unlinkCallbackEnabled ? actions.map { actions in
+            NaverUnlink(
+                callback: NaverUnlinkCallback(clientID: config.naver.clientID, clientSecret: config.naver.clientSecret),
+                actions: actions, deadline: .milliseconds(config.kakao.unlinkDeadlineMS), shared: shared, clock: clock, logger: logger
+            )
+        } : nil
         let deadline = Duration.milliseconds(config.kakao.unlinkDeadlineMS)
         let unlink = config.kakao.adminKey.isEmpty ? nil : actions.map { actions in
             KakaoUnlink(
@@ -93,7 +122,8 @@ extension Features {
         return Features(
             config: config, login: login, legacyLogin: config.legacy.enabled ? login : nil, hook: hook,
             revocation: hook.map { UserRevocation(secrets: $0.secrets, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
-            securityEvents: securityEvents, accountActions: actions, nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache
+            securityEvents: securityEvents, accountActions: actions, nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache,
+            naverCache: naverCache, naverUnlink: naverUnlink, lineCache: lineCache
         )
     }
 

@@ -29,12 +29,22 @@ public final class Features: Sendable {
     /// The verified-token cache and the user cache, when on: another instance's unlink mark empties them of that user.
     let kakaoCache: KakaoVerificationCache?
     let userCache: UserRecordCache?
+    /// `POST /v1/naver/unlink`, Naver's unlink callback: present exactly when `naver.client_secret` is set.
+    package let naverUnlink: NaverUnlink?
+    /// LINE's verified-token cache, when LINE and the cache are on.
+    let lineCache: ProviderVerificationCache<LineUser>?
+    /// Naver's verified-token cache, when Naver and the cache are on.
+    let naverCache: ProviderVerificationCache<NaverUser>?
 
     init(
         config: BridgeConfig, login: LoginFlow, legacyLogin: LoginFlow?, hook: LoginHook?, revocation: UserRevocation?,
         unlink: KakaoUnlink?, securityEvents: SecurityEvents?, accountActions: AccountActions?, nonces: KakaoNonces?,
-        kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?
+        kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?, naverCache: ProviderVerificationCache<NaverUser>? = nil,
+        naverUnlink: NaverUnlink? = nil, lineCache: ProviderVerificationCache<LineUser>? = nil
     ) {
+        self.lineCache = lineCache
+        self.naverUnlink = naverUnlink
+        self.naverCache = naverCache
         self.config = config
         self.login = login
         self.legacyLogin = legacyLogin
@@ -50,7 +60,21 @@ public final class Features: Sendable {
 
     /// A mark another instance recorded (`UnlinkMarkFollower`: an unlink, or a security event): this user's cached
     /// verifications and user record are dropped here too.
+    /// The key is a mark's (`ProviderProfile.markKey`): a Kakao id, or a negative digest of another provider's id, whose
+    /// cached verifications are dropped the same way.
     public func forgetKakaoUser(_ kakaoID: Int64) {
+        guard kakaoID > 0 else {
+            _ = naverCache?.dropUser(markKey: kakaoID)
+            _ = lineCache?.dropUser(markKey: kakaoID)
+            // The user record of whoever the key names, found by their uid: `naver:<id>` or `line:<id>`.
+            let (naverPrefix, linePrefix) = (config.naver.uidPrefix, config.line.uidPrefix)
+            userCache?.forget { uid in
+                if uid.hasPrefix(naverPrefix) { return NaverUser.markKey(ofTextID: String(uid.dropFirst(naverPrefix.count))) == kakaoID }
+                if uid.hasPrefix(linePrefix) { return LineUser.markKey(ofTextID: String(uid.dropFirst(linePrefix.count))) == kakaoID }
+                return false
+            }
+            return
+        }
         _ = kakaoCache?.dropUser(kakaoID)
         userCache?.forget(uid: config.kakao.uidPrefix + String(kakaoID))
     }

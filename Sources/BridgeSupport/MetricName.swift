@@ -22,6 +22,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     case unlinkSteps = "kakao_bridge_unlink_steps_total"
     case unlinkEvents = "kakao_bridge_unlink_events"
     case securityEvents = "kakao_bridge_security_events_total"
+    case logins = "kakao_bridge_logins_total"
     case stateStoreUp = "kakao_bridge_state_store_up"
     case reloads = "kakao_bridge_reloads_total"
     /// Made by the version's code, which names it with this case.
@@ -46,7 +47,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     package var kind: Kind {
         switch self {
         case .requests, .rateLimited, .problems, .reloads, .upstreamCalls, .cache, .accessTokenFetches, .firebaseAdminCalls, .userSync, .unlinkCalls,
-             .unlinkSteps, .securityEvents, .processCPUSeconds:
+             .unlinkSteps, .securityEvents, .logins, .processCPUSeconds:
             .counter
         case .requestDuration, .upstreamDuration:
             .histogram
@@ -93,6 +94,8 @@ package enum MetricName: String, CaseIterable, Sendable {
             "Unlink and security events in the state store, by state: pending (steps still to do) or failed (given up)."
         case .securityEvents:
             "Kakao's security events, by event (the type's last path segment) and outcome."
+        case .logins:
+            "Logins (the token exchange and the legacy route), by provider (kakao, naver, line) and outcome (ok, refused: 4xx, failed: 5xx)."
         case .stateStoreUp:
             "Whether the state store (state.url) answers: 1, or 0 while it cannot be reached or has not answered since start."
         case .buildInfo:

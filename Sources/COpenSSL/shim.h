@@ -13,6 +13,8 @@
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 #include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/md5.h>
 
 // Function-like macros and parenthesised constants do not import into Swift; these wrap them.
 
@@ -57,5 +59,15 @@ static inline EVP_PKEY *kb_ossl_read_pubkey(BIO *bio) {
 static inline X509 *kb_ossl_read_x509(BIO *bio) {
     return PEM_read_bio_X509(bio, NULL, kb_ossl_no_password, NULL);
 }
+
+// ES256 (LINE's ID tokens): P-256 keys from a JWK's `x` and `y`, and a fresh P-256 key for the stand-ins. The names are
+// string macros and EVP_PKEY_Q_keygen is variadic; neither imports into Swift.
+static inline const char *kb_ossl_param_group_name(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
+
+static inline const char *kb_ossl_param_pub_key(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+
+static inline int kb_ossl_pkey_ec(void) { return EVP_PKEY_EC; }
+
+static inline EVP_PKEY *kb_ossl_p256_keygen(void) { return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"); }
 
 #endif

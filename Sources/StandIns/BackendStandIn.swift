@@ -14,8 +14,11 @@ public final class BackendStandIn: Sendable {
 
     /// What the bridge sent to the backend.
     public struct LoginRequest: Sendable, Equatable {
+        /// The provider's token: `kakao_token`, or `provider_token` for Naver and LINE.
         public var kakaoToken: String
         public var token: String
+        /// `provider` of a Naver or LINE login's body; nil for Kakao's `{"kakao_token", "token"}`.
+        public var provider: String? = nil
     }
 
     private struct Hook {
@@ -139,15 +142,25 @@ public final class BackendStandIn: Sendable {
         }
 
         let bytes = try await request.bodyBytes()
+        // Exactly one of the two shapes (docs/api.md#the-six-step-flow): Kakao's two keys, or a provider's three.
         guard request.mediaType == "application/json",
             let body = JSONValue.parse(bytes)?.objectValue,
-            Set(body.keys) == ["kakao_token", "token"],
-            let kakaoToken = body["kakao_token"]?.stringValue, !kakaoToken.isEmpty,
             let token = body["token"]?.stringValue, !token.isEmpty
         else {
             return Self.meta(400)
         }
-        state.withLock { $0.lastRequest = LoginRequest(kakaoToken: kakaoToken, token: token) }
+        let provider: String?
+        let providerToken: String
+        if Set(body.keys) == ["kakao_token", "token"], let kakaoToken = body["kakao_token"]?.stringValue, !kakaoToken.isEmpty {
+            (provider, providerToken) = (nil, kakaoToken)
+        } else if Set(body.keys) == ["provider", "provider_token", "token"],
+                  let named = body["provider"]?.stringValue, ["naver", "line"].contains(named),
+                  let given = body["provider_token"]?.stringValue, !given.isEmpty {
+            (provider, providerToken) = (named, given)
+        } else {
+            return Self.meta(400)
+        }
+        state.withLock { $0.lastRequest = LoginRequest(kakaoToken: providerToken, token: token, provider: provider) }
         guard let hook else {
             return Self.meta(200)
         }
@@ -172,10 +185,19 @@ public final class BackendStandIn: Sendable {
         guard answer.status == 200 else {
             return Self.meta(answer.status)
         }
-        guard let uid = parsed?["uid"]?.stringValue, let kakaoID = parsed?["kakao"]?["id"]?.intValue else {
-            return Self.meta(502)
+        let user: JSONValue
+        if let provider {
+            guard let uid = parsed?["uid"]?.stringValue, parsed?["provider"]?.stringValue == provider,
+                  let id = parsed?[provider]?["id"]?.stringValue else {
+                return Self.meta(502)
+            }
+            user = .object(["uid": .string(uid), "provider": .string(provider), "provider_id": .string(id)])
+        } else {
+            guard let uid = parsed?["uid"]?.stringValue, let kakaoID = parsed?["kakao"]?["id"]?.intValue else {
+                return Self.meta(502)
+            }
+            user = .object(["uid": .string(uid), "kakao_id": .int(kakaoID)])
         }
-        let user: JSONValue = .object(["uid": .string(uid), "kakao_id": .int(kakaoID)])
         return Reply.json(200, ["meta": .object(["code": .int(200)]), "user": user], contentType: "application/json")
     }
 
@@ -186,9 +208,12 @@ public final class BackendStandIn: Sendable {
         if let replacement = try await fault?.apply() { return replacement }
         if let secret, request.headers[.authorization] != "Bearer \(secret)" { return Self.meta(401) }
         let bytes = try await request.bodyBytes()
+        // Kakao's shape, or another provider's (docs/api.md#navers-unlink-callback): `event`, `uid`, `provider`, `provider_id`.
         guard request.mediaType == "application/json", let body = JSONValue.parse(bytes)?.objectValue,
-              Set(body.keys) == ["uid", "kakao_id", "referrer_type"], body["kakao_id"]?.intValue != nil,
-              body["uid"]?.stringValue != nil || body["uid"] == .null
+              body["uid"]?.stringValue != nil || body["uid"] == .null,
+              (Set(body.keys) == ["uid", "kakao_id", "referrer_type"] && body["kakao_id"]?.intValue != nil)
+                || (Set(body.keys) == ["event", "uid", "provider", "provider_id"] && body["event"]?.stringValue == "unlinked"
+                    && body["provider"]?.stringValue == "naver" && !(body["provider_id"]?.stringValue ?? "").isEmpty)
         else {
             return Self.meta(400)
         }

@@ -13,6 +13,12 @@ public final class StandInSet: Sendable {
     public let webAPIKey: String
 
     public let kakao: KakaoStandIn
+    /// Naver's profile API (`naver.api_base_url`).
+    public let naver: NaverStandIn
+    public let naverServer: StandInServer
+    /// LINE Login's API (`line.api_base_url`): verify, profile and the ID tokens' keys.
+    public let line: LineStandIn
+    public let lineServer: StandInServer
     public let certificates: CertificatesStandIn
     public let identityToolkit: IdentityToolkitStandIn
     public let backend: BackendStandIn
@@ -36,8 +42,12 @@ public final class StandInSet: Sendable {
         account: SandboxServiceAccount, keys: SecureTokenKeys, webAPIKey: String,
         kakao: KakaoStandIn, certificates: CertificatesStandIn, identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn,
         googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn, metadata: MetadataServerStandIn?,
-        iamCredentials: IAMCredentialsStandIn?, servers: [StandInServer]
+        iamCredentials: IAMCredentialsStandIn?, naver: NaverStandIn, naverServer: StandInServer, line: LineStandIn, lineServer: StandInServer, servers: [StandInServer]
     ) {
+        self.line = line
+        self.lineServer = lineServer
+        self.naver = naver
+        self.naverServer = naverServer
         self.metadata = metadata
         self.iamCredentials = iamCredentials
         self.metadataServer = metadata == nil ? nil : servers[5]
@@ -57,6 +67,11 @@ public final class StandInSet: Sendable {
         self.identityToolkitServer = servers[2]
         self.backendServer = servers[3]
     }
+
+    /// `line.api_base_url`
+    public var lineBaseURL: String { lineServer.baseURL }
+    /// `naver.api_base_url`
+    public var naverBaseURL: String { naverServer.baseURL }
 
     /// `kakao.api_base_url`
     public var kakaoBaseURL: String { kakaoServer.baseURL }
@@ -82,7 +97,7 @@ public final class StandInSet: Sendable {
 
     public var servers: [StandInServer] {
         [kakaoServer, certificatesServer, identityToolkitServer, backendServer, googleTokenServer]
-            + [metadataServer, iamCredentialsServer].compactMap { $0 }
+            + [metadataServer, iamCredentialsServer].compactMap { $0 } + [naverServer, lineServer]
     }
 
     /// `keyless`: also the metadata server (whose account is `account`'s email, in `account`'s project) and the IAM
@@ -112,6 +127,8 @@ public final class StandInSet: Sendable {
             tenantID: tenantID, admin: admin
         )
         let backend = BackendStandIn()
+        let naver = NaverStandIn()
+        let line = LineStandIn()
 
         var started: [StandInServer] = []
         do {
@@ -128,12 +145,23 @@ public final class StandInSet: Sendable {
             for server in started { await server.stop() }
             throw error
         }
+        let naverServer: StandInServer
+        let lineServer: StandInServer
+        do {
+            naverServer = try await naver.start(logger: logger)
+            started.append(naverServer)
+            lineServer = try await line.start(logger: logger)
+            started.removeLast()
+        } catch {
+            for server in started { await server.stop() }
+            throw error
+        }
         var account = account
         account.tokenURI = googleToken.url
         return StandInSet(
             account: account, keys: keys, webAPIKey: webAPIKey, kakao: kakao, certificates: certificates,
             identityToolkit: identityToolkit, backend: backend, googleToken: googleToken, admin: admin, metadata: metadata,
-            iamCredentials: iamCredentials, servers: started
+            iamCredentials: iamCredentials, naver: naver, naverServer: naverServer, line: line, lineServer: lineServer, servers: started
         )
     }
 

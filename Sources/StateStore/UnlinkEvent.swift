@@ -5,7 +5,13 @@ public struct UnlinkEvent: Sendable, Equatable {
     /// Chosen by the caller so that Kakao's repeated call is the same event (for example a digest of the app id, the
     /// Kakao id and the time).
     public let id: String
+    /// Kakao's user id; for another provider's event (Naver's unlink callback, docs/api.md#navers-unlink-callback), the
+    /// person's mark key (`ProviderProfile.markKey`, negative), and `provider` with `providerID` name them.
     public let kakaoID: Int64
+    /// nil for Kakao's events (as every event was before Naver); otherwise the provider's name (`naver`).
+    public let provider: String?
+    /// The provider's own id of the person (Naver's per-app id); nil for Kakao's events.
+    public let providerID: String?
     /// Kakao's `referrer_type` (for a security event that unlinks: the event's `reason`).
     public let reason: String
     /// The security event's type URI (docs/api.md#kakaos-security-events); nil for the unlink webhook's events.
@@ -27,9 +33,14 @@ public struct UnlinkEvent: Sendable, Equatable {
     public var leaseExpiresAt: Int64
 
     /// A new, pending event: both steps pending and due at once.
-    public init(id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, eventType: String? = nil) {
+    public init(
+        id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, eventType: String? = nil,
+        provider: String? = nil, providerID: String? = nil
+    ) {
         self.id = id
         self.kakaoID = kakaoID
+        self.provider = provider
+        self.providerID = providerID
         self.reason = reason
         self.eventType = eventType
         self.receivedAt = receivedAt
@@ -47,10 +58,13 @@ public struct UnlinkEvent: Sendable, Equatable {
     package init(
         id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, state: UnlinkEventState,
         firebase: UnlinkStepProgress, backend: UnlinkStepProgress, uid: String?, nextAttemptAt: Int64,
-        lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64, eventType: String?
+        lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64, eventType: String?,
+        provider: String? = nil, providerID: String? = nil
     ) {
         self.id = id
         self.kakaoID = kakaoID
+        self.provider = provider
+        self.providerID = providerID
         self.reason = reason
         self.eventType = eventType
         self.receivedAt = receivedAt

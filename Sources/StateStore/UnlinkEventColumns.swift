@@ -3,7 +3,7 @@ enum UnlinkEventColumns {
     static let list = """
         id, kakao_id, reason, received_at, deadline, state, next_attempt_at, last_error, uid, lease_owner, \
         lease_expires_at, firebase_state, firebase_attempts, firebase_next_attempt_at, firebase_last_error, \
-        backend_state, backend_attempts, backend_next_attempt_at, backend_last_error, event_type
+        backend_state, backend_attempts, backend_next_attempt_at, backend_last_error, event_type, provider, provider_id
         """
 
     /// The columns of one step; the step names are ours, never a caller's text.

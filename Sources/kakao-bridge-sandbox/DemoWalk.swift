@@ -12,7 +12,7 @@ struct DemoWalk {
     let world: SandboxWorld
     let bridgeURL: String
     let http: CurlHTTPClient
-    /// Set here, in `DemoWalk+OIDC.swift`, `DemoWalk+SecurityEvents.swift` and `DemoWalk+Unlink.swift`.
+    /// Set here, in `DemoWalk+OIDC.swift`, `DemoWalk+Providers.swift`, `DemoWalk+SecurityEvents.swift` and `DemoWalk+Unlink.swift`.
     var failures: [String] = []
 
     init(world: SandboxWorld, bridgeURL: String, http: CurlHTTPClient) {
@@ -36,6 +36,8 @@ struct DemoWalk {
         Console.out("")
         await walkSixSteps()
         await compareOIDCLogin()
+        await walkNaverLogin()
+        await walkLineLogin()
         await refused(
             "a token issued to another Kakao app (app \(SandboxWorld.otherAppID))",
             token: world.tokens.otherApp, expecting: "kakao_app_mismatch"

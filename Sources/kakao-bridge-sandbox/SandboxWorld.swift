@@ -13,6 +13,11 @@ struct SandboxTokens: Sendable {
     var expired: String
     /// Its Firebase user is disabled: refused with 403 `user_disabled` before any custom token is minted.
     var disabled: String
+    /// A Naver access token of `SandboxWorld.naverUser` (docs/api.md#naver-access-tokens).
+    var naver: String
+    /// A LINE access token and a LINE ID token (ES256) of `SandboxWorld.lineUser` (docs/api.md#line-access-tokens).
+    var line: String
+    var lineIDToken: String
 }
 
 /// The loopback stand-ins, a generated service account and a bridge configuration pointing at them, with all six steps
@@ -38,6 +43,15 @@ final class SandboxWorld: Sendable {
     static let otherAppUser = StandIns.KakaoAccount(id: 4_242_000_002, nickname: "Apeach")
     static let expiredUser = StandIns.KakaoAccount(id: 4_242_000_003, nickname: "Muzi")
     static let disabledUser = StandIns.KakaoAccount(id: 4_242_000_004, nickname: "Frodo")
+    /// A Naver user of an app made after 2021-05: a base64 id, an email Naver does not say it verified.
+    static let lineUser = LineStandIn.Account(
+        userID: "U4242aaaabbbbccccddddeeeeffff0001", displayName: "Brown", pictureURL: "https://profile.line-scdn.net/sandbox",
+        email: "brown@line.me"
+    )
+    static let naverUser = NaverStandIn.Account(
+        id: "32742776-sandbox-naver-id", nickname: "naverNick", name: "Kim Naver", email: "kim@naver.com",
+        profileImage: "https://phinf.pstatic.net/contact/sandbox.png"
+    )
 
     let standIns: StandInSet
     /// The service's one HTTP client for the stand-ins; stopped with the world.
@@ -107,6 +121,18 @@ final class SandboxWorld: Sendable {
             config.backend.unlinkURL = standIns.backendUnlinkURL
             standIns.backend.configureUnlink(secret: config.hook.secret)
             config.kakao.oidc.jwksURL = standIns.kakaoJWKSURL
+            // Naver beside Kakao (docs/api.md#providers), with the secret its unlink callback is keyed with.
+            config.naver.apiBaseURL = standIns.naverBaseURL
+            config.naver.authBaseURL = standIns.naverBaseURL
+            config.line.apiBaseURL = standIns.lineBaseURL
+            if config.line.channelID.isEmpty {
+                config.line.channelID = standIns.line.channelID
+                config.line.channelSecret = standIns.line.channelSecret
+            }
+            if config.naver.clientID.isEmpty {
+                config.naver.clientID = standIns.naver.clientID
+                config.naver.clientSecret = standIns.naver.clientSecret
+            }
             if config.kakao.events.audiences.isEmpty { config.kakao.events.audiences = [restAPIKey] }
             config.backend.eventsURL = standIns.backendEventsURL
             standIns.backend.configureEvents(secret: config.hook.secret)
@@ -123,7 +149,11 @@ final class SandboxWorld: Sendable {
                 valid: kakao.issueToken(for: validUser),
                 otherApp: kakao.issueToken(for: otherAppUser, appID: otherAppID),
                 expired: expired,
-                disabled: kakao.issueToken(for: disabledUser)
+                disabled: kakao.issueToken(for: disabledUser),
+                naver: standIns.naver.issueToken(for: naverUser),
+                line: standIns.line.issueToken(for: lineUser),
+                // A day: the sandbox runs for a while, and the ID token is checked locally every time.
+                lineIDToken: standIns.line.issueIDToken(for: lineUser, lifetime: 86_400)
             )
             return SandboxWorld(
                 standIns: standIns, config: config, tokens: tokens, defaultsSource: loaded.source,

@@ -72,8 +72,17 @@ struct Unlinks: AsyncParsableCommand {
         writer.openObject()
         writer.key("id")
         writer.string(event.id)
-        writer.key("kakao_id")
-        writer.int(event.kakaoID)
+        if let provider = event.provider, let providerID = event.providerID {
+            // Another provider's unlink (Naver's callback, docs/api.md#navers-unlink-callback): its name and id, not the
+            // mark key that stands in for a Kakao id.
+            writer.key("provider")
+            writer.string(provider)
+            writer.key("provider_id")
+            writer.string(providerID)
+        } else {
+            writer.key("kakao_id")
+            writer.int(event.kakaoID)
+        }
         writer.key("referrer_type")
         writer.string(event.reason)
         // A security event's type (docs/api.md#kakaos-security-events); absent for the unlink webhook's events.

@@ -9,6 +9,7 @@ import Logging
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import OpenAPIKit
+import StandIns
 import Testing
 import Upstreams
 import Yams
@@ -210,6 +211,8 @@ struct OpenAPIDocumentTests {
     static func allOn() async throws -> [Answer] {
         var options = RouterWorld.Options()
         options.backend = true
+        options.naver = true
+        options.line = true
         options.configure = { config in
             config.kakao.adminKey = TestWorld.adminKey
             config.kakao.events.audiences = [SecurityEventRuleTests.audience]
@@ -239,6 +242,27 @@ struct OpenAPIDocumentTests {
             world.backend.answer(LoginResult(status: 403, body: ["meta": ["code": 403]]))
             answers.add(.tokenExchange, 502, "backend refuses", try await world.exchange(world.validToken()))
             world.backend.answer(LoginResult(status: 200, body: ["meta": ["code": 200]]))
+            // Naver and LINE (docs/api.md#providers): their answers' shapes and their refusals. The fake backend takes Kakao's
+            // body only, so these logins stop at step 5 here (`backend` is the end-to-end tests' business).
+            let naverUser = ProviderRouterTests.naverUser
+            let lineUser = ProviderRouterTests.lineUser
+            let provider = { (token: String, name: String) in
+                try await world.get("/v1/token-exchange?provider=" + name, headers: [("Authorization", "Bearer " + token)])
+            }
+            world.backend.answer(LoginResult(status: 200, body: ["meta": ["code": 200]]))
+            let naverWorld = try await RouterWorld.with(ProviderRouterTests.both) { inner async throws in
+                [
+                    try await inner.get("/v1/token-exchange?provider=naver", headers: [("Authorization", "Bearer " + inner.naver.issue(naverUser))]),
+                    try await inner.get("/v1/token-exchange?provider=line", headers: [("Authorization", "Bearer " + inner.line.issue(lineUser))]),
+                ]
+            }
+            answers.add(.tokenExchange, 200, "a Naver login", naverWorld[0])
+            answers.add(.tokenExchange, 200, "a LINE login", naverWorld[1])
+            answers.add(.tokenExchange, 400, "an unknown provider", try await provider("t", "apple"))
+            answers.add(.tokenExchange, 401, "Naver refuses", try await provider("unknown", "naver"))
+            answers.add(.tokenExchange, 401, "another LINE channel", try await provider(world.line.provider.issue(.failure(.lineChannelMismatch())), "line"))
+            answers.add(.tokenExchange, 502, "Naver's profile API off", try await provider(world.naver.provider.issue(.failure(.naverRejected("403"))), "naver"))
+            answers.add(.tokenExchange, 503, "LINE quota", try await provider(world.line.provider.issue(.failure(.lineQuotaExceeded())), "line"))
 
             // GET /v1/kakao/{access_token}
             answers.add(.legacy, 200, "minted", try await world.get("/v1/kakao/" + world.validToken()))
@@ -265,6 +289,12 @@ struct OpenAPIDocumentTests {
             answers.add(.kakaoUnlink, .post, 401, "another app_id", try await world.post("/v1/kakao/unlink", headers: [kakaoAK, form], body: "app_id=7&user_id=45"))
             answers.add(.kakaoUnlink, .post, 413, "body over 64 KiB", try await world.post("/v1/kakao/unlink", headers: [kakaoAK, form], body: tooLarge))
 
+            // POST /v1/naver/unlink
+            let naverSigner = ProviderRouterTests.naverSigner
+            answers.add(.naverUnlink, .post, 204, "recorded", try await world.post("/v1/naver/unlink", headers: [form], body: naverSigner.unlinkCallbackForm(id: "openapi-naver-id")))
+            answers.add(.naverUnlink, .post, 401, "forged", try await world.post("/v1/naver/unlink", headers: [form], body: naverSigner.unlinkCallbackForm(id: "x", secret: "forged")))
+            answers.add(.naverUnlink, .post, 413, "body over 64 KiB", try await world.post("/v1/naver/unlink", headers: [form], body: tooLarge))
+
             // POST /v1/kakao/events
             let secevent = ("Content-Type", "application/secevent+jwt")
             answers.add(.kakaoEvents, .post, 202, "accepted", try await world.post("/v1/kakao/events", headers: [secevent], body: try SecurityEventRuleTests.sign(world)))
@@ -285,6 +315,12 @@ struct OpenAPIDocumentTests {
                 "/v1/login-complete", headers: [hookBearer], body: try hookBody(world.validToken(id: 7))
             ))
             answers.add(.loginComplete, .post, 413, "body over 64 KiB", try await world.post("/v1/login-complete", headers: [hookBearer], body: tooLarge))
+            let naverUID = "naver:" + naverUser.id
+            let naverHook = #"{"provider": "naver", "provider_token": "\#(world.naver.issue(naverUser))", "token": "\#(try world.idToken(uid: naverUID))"}"#
+            answers.add(.loginComplete, .post, 200, "a Naver user", try await world.post("/v1/login-complete", headers: [hookBearer], body: naverHook))
+            let lineUID = "line:" + lineUser.id
+            let lineHook = #"{"provider": "line", "provider_token": "\#(world.line.issue(lineUser))", "token": "\#(try world.idToken(uid: lineUID))"}"#
+            answers.add(.loginComplete, .post, 200, "a LINE user", try await world.post("/v1/login-complete", headers: [hookBearer], body: lineHook))
             answers.add(.loginComplete, .post, 502, "Kakao down", try await world.post(
                 "/v1/login-complete", headers: [hookBearer], body: try hookBody(failing(.kakaoUnavailable("Kakao answered HTTP 500.")))
             ))
@@ -326,6 +362,7 @@ struct OpenAPIDocumentTests {
             answers.add(.kakaoUnlink, 404, "no admin key", try await world.get("/v1/kakao/unlink?app_id=1&user_id=1"))
             answers.add(.kakaoUnlink, .post, 404, "no admin key", try await world.post("/v1/kakao/unlink", headers: [form], body: "app_id=1&user_id=1"))
             answers.add(.kakaoEvents, .post, 404, "no audiences", try await world.post("/v1/kakao/events", headers: [("Content-Type", "application/secevent+jwt")], body: "a.b.c"))
+            answers.add(.naverUnlink, .post, 404, "no Naver client secret", try await world.post("/v1/naver/unlink", headers: [form], body: "clientId=x"))
             answers.add(.loginComplete, .post, 404, "no hook secret", try await world.post("/v1/login-complete", headers: [hookBearer], body: "{}"))
             answers.add(.revoke, .post, 404, "no hook secret", try await world.post("/v1/users/revoke", headers: [hookBearer], body: "{}"))
             answers.add(.readyz, 200, "ready", try await world.get("/readyz"))
@@ -337,6 +374,7 @@ struct OpenAPIDocumentTests {
     static func overTheirBudgets() async throws -> [Answer] {
         var options = RouterWorld.Options()
         options.hook = true
+        options.naver = true
         options.configure = { config in
             config.kakao.adminKey = TestWorld.adminKey
             config.kakao.oidc.audiences = [OIDC.audience]
@@ -351,6 +389,7 @@ struct OpenAPIDocumentTests {
             answers.add(.legacy, 429, "over budget", try await world.get("/v1/kakao/" + world.validToken()))
             answers.add(.kakaoUnlink, 429, "refusal over budget", try await world.get("/v1/kakao/unlink?app_id=1&user_id=1"))
             answers.add(.kakaoUnlink, .post, 429, "refusal over budget", try await world.post("/v1/kakao/unlink", headers: [form], body: "app_id=1&user_id=1"))
+            answers.add(.naverUnlink, .post, 429, "refusal over budget", try await world.post("/v1/naver/unlink", headers: [form], body: "clientId=x"))
             answers.add(.loginComplete, .post, 400, "spends the hook's one call", try await world.post("/v1/login-complete", headers: [hookBearer], body: "{}"))
             answers.add(.loginComplete, .post, 429, "over the hook's budget", try await world.post("/v1/login-complete", headers: [hookBearer], body: "{}"))
             answers.add(.revoke, .post, 429, "over the hook's budget", try await world.post("/v1/users/revoke", headers: [hookBearer], body: "{}"))
@@ -381,6 +420,7 @@ struct OpenAPIDocumentTests {
             try await call(.kakaoUnlink, .get, "/v1/kakao/unlink")
             try await call(.kakaoUnlink, .post, "/v1/kakao/unlink")
             try await call(.kakaoEvents, .post, "/v1/kakao/events")
+            try await call(.naverUnlink, .post, "/v1/naver/unlink")
             try await call(.loginComplete, .post, "/v1/login-complete")
             try await call(.revoke, .post, "/v1/users/revoke")
             try await call(.readyz, .get, "/readyz")

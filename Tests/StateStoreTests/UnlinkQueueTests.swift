@@ -20,6 +20,27 @@ struct UnlinkQueueTests {
         }
     }
 
+    /// Naver's unlink callback (docs/api.md#navers-unlink-callback) queues its events here too, naming the provider and its
+    /// id; Kakao's events name none, as before (schema version 3).
+    @Test("an event of another provider keeps its provider and id", arguments: StoreKind.allCases)
+    func anotherProvidersEvent(kind: StoreKind) async throws {
+        try await withStores(kind) { a, b in
+            let naver = UnlinkEvent(
+                id: "n1", kakaoID: -42, reason: "naver_unlink", receivedAt: 1_000_000, deadline: 1_000_000 + 3600,
+                provider: "naver", providerID: "32742776-naver-id"
+            )
+            try await a.enqueue(naver)
+            try await a.enqueue(Self.event("k1"))
+            let events = try await b.events(state: .pending)
+            // Oldest first, then by id: Kakao's `k1` before Naver's `n1`.
+            #expect(events == [Self.event("k1"), naver])
+            #expect(events.last?.provider == "naver" && events.last?.providerID == "32742776-naver-id")
+            #expect(events.first?.provider == nil && events.first?.providerID == nil)
+            let claimed = try await b.claimDue(owner: "b", now: 1_000_000, leaseSeconds: 30, limit: 10)
+            #expect(claimed.first { $0.id == "n1" }?.providerID == "32742776-naver-id")
+        }
+    }
+
     @Test("two owners claiming at once never get the same event", arguments: StoreKind.allCases)
     func claimsAreDisjoint(kind: StoreKind) async throws {
         try await withStores(kind) { a, b in

@@ -36,6 +36,10 @@ package final class AccountActions: Sendable {
     let kakaoCache: KakaoVerificationCache?
     /// The user sync's cache, when the sync is on.
     let userCache: UserRecordCache?
+    /// `naver.uid_prefix`: the uid of a Naver unlink callback's person (docs/api.md#navers-unlink-callback).
+    let naverUIDPrefix: String
+    /// Naver's verified-token cache, when on.
+    let naverCache: ProviderVerificationCache<NaverUser>?
     /// Present exactly when `backend.unlink_url` is set.
     let unlinkNotifier: (any UnlinkNotifying)?
     /// Present exactly when `backend.events_url` is set.
@@ -46,8 +50,10 @@ package final class AccountActions: Sendable {
         unlinkAction: UnlinkAction, uidPrefix: String, admin: FirebaseAdmin, shared: SharedState, retrySeconds: Int64,
         leaseSeconds: Int64, kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?,
         unlinkNotifier: (any UnlinkNotifying)?, eventsNotifier: (any SecurityEventNotifying)?, meters: UnlinkMeters,
-        clock: UnixClock, logger: Logger
+        clock: UnixClock, logger: Logger, naverUIDPrefix: String = "naver:", naverCache: ProviderVerificationCache<NaverUser>? = nil
     ) {
+        self.naverUIDPrefix = naverUIDPrefix
+        self.naverCache = naverCache
         self.unlinkAction = unlinkAction
         self.uidPrefix = uidPrefix
         self.admin = admin
@@ -64,8 +70,13 @@ package final class AccountActions: Sendable {
     }
 
     /// A new event for the queue, leased to this instance so that its first run starts here at once.
-    package func newEvent(id: String, kakaoID: Int64, reason: String, eventType: String?, now: Int64) -> UnlinkEvent {
-        var event = UnlinkEvent(id: id, kakaoID: kakaoID, reason: reason, receivedAt: now, deadline: now + retrySeconds, eventType: eventType)
+    package func newEvent(
+        id: String, kakaoID: Int64, reason: String, eventType: String?, now: Int64, provider: Provider? = nil, providerID: String? = nil
+    ) -> UnlinkEvent {
+        var event = UnlinkEvent(
+            id: id, kakaoID: kakaoID, reason: reason, receivedAt: now, deadline: now + retrySeconds, eventType: eventType,
+            provider: provider?.rawValue, providerID: providerID
+        )
         event.leaseOwner = shared.instanceID
         event.leaseExpiresAt = now + leaseSeconds
         return event
@@ -75,9 +86,20 @@ package final class AccountActions: Sendable {
     /// user's cached verifications and user record are dropped, a verification under way is not cached, and, when the
     /// mark ends sessions, ID tokens issued up to `at` are refused.
     package func forgetLocally(_ kakaoID: Int64, endingSessionsAt at: Int64?) {
-        if let at { shared.unlinkedUsers.record(kakaoID, at: at) } else { shared.unlinkedUsers.recordChange(kakaoID) }
-        _ = kakaoCache?.dropUser(kakaoID)
-        userCache?.forget(uid: uidPrefix + String(kakaoID))
+        forgetLocally(markKey: kakaoID, uid: uidPrefix + String(kakaoID), endingSessionsAt: at)
+    }
+
+    /// The same for any provider's person: `markKey` is `ProviderProfile.markKey` (a Kakao id, or a negative digest).
+    package func forgetLocally(markKey: Int64, uid: String, endingSessionsAt at: Int64?) {
+        if let at { shared.unlinkedUsers.record(markKey, at: at) } else { shared.unlinkedUsers.recordChange(markKey) }
+        if markKey > 0 { _ = kakaoCache?.dropUser(markKey) } else { _ = naverCache?.dropUser(markKey: markKey) }
+        userCache?.forget(uid: uid)
+    }
+
+    /// The uid an event is about: `kakao:<id>`, or another provider's (`naver:<id>`) when the event names one.
+    package func uid(of event: UnlinkEvent) -> String {
+        if event.provider == Provider.naver.rawValue, let id = event.providerID { return naverUIDPrefix + id }
+        return uidPrefix + String(event.kakaoID)
     }
 
     /// Both steps of an event this instance holds the lease of. A step already done is not repeated; each is safe to
@@ -102,7 +124,7 @@ package final class AccountActions: Sendable {
         var found: String?? = event.firebase.state == .done ? .some(event.uid) : nil
         if event.firebase.state != .done {
             do throws(Problem) {
-                let target = try await lookUp(uidPrefix + String(event.kakaoID), context: context)
+                let target = try await lookUp(uid(of: event), context: context)
                 found = .some(target.uid)
                 try await apply(action, to: target, event: event, context: context)
                 _ = try? await store.completeStep(id: event.id, step: .firebase, owner: owner, uid: target.uid)
@@ -123,7 +145,8 @@ package final class AccountActions: Sendable {
         guard let failure else {
             _ = try? await store.finish(id: event.id)
             let uid = found ?? nil
-            logger.info(Logger.Message(stringLiteral: Self.doneMessage(action)), metadata: metadata(event, action, uid: uid))
+            let message = event.provider.flatMap(Provider.init(rawValue:)).map { "unlinked a \($0.displayName) user" } ?? Self.doneMessage(action)
+            logger.info(Logger.Message(stringLiteral: message), metadata: metadata(event, action, uid: uid))
             return uid == nil ? .noUser : .done
         }
         return await giveUpOrRetry(event, action, failure.step, failure.problem, uid: found ?? nil)
@@ -145,7 +168,12 @@ package final class AccountActions: Sendable {
     private func tellBackend(_ event: UnlinkEvent, action: AccountAction, uid: String?, context: CallContext) async throws(Problem) -> Bool {
         var told = false
         if action == .unlink, let unlinkNotifier {
-            try await unlinkNotifier.notify(UnlinkNotice(uid: uid, kakaoID: event.kakaoID, referrerType: event.reason), context: context)
+            let notice = if let provider = event.provider.flatMap(Provider.init(rawValue:)), provider != .kakao, let id = event.providerID {
+                UnlinkNotice(uid: uid, provider: provider, providerID: id)
+            } else {
+                UnlinkNotice(uid: uid, kakaoID: event.kakaoID, referrerType: event.reason)
+            }
+            try await unlinkNotifier.notify(notice, context: context)
             told = true
         }
         if let type = event.eventType, let eventsNotifier {
@@ -163,7 +191,7 @@ package final class AccountActions: Sendable {
         let attempts = event[step].attempts + 1
         let backoff = Int64(1) << Int64(min(attempts - 1, 9))
         let next = clock.now() + min(backoff, 300)
-        var metadata = metadata(event, action, uid: uid ?? uidPrefix + String(event.kakaoID))
+        var metadata = metadata(event, action, uid: uid ?? self.uid(of: event))
         metadata["step"] = "\(step.rawValue)"
         metadata["code"] = "\(problem.codeName)"
         metadata["attempts"] = .stringConvertible(attempts)
@@ -186,7 +214,13 @@ package final class AccountActions: Sendable {
     }
 
     private func metadata(_ event: UnlinkEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["event": "\(event.id)", "kakao_id": .stringConvertible(event.kakaoID)]
+        var metadata: Logger.Metadata = ["event": "\(event.id)"]
+        if let provider = event.provider, let id = event.providerID {
+            metadata["provider"] = "\(provider)"
+            metadata["provider_id"] = "\(id)"
+        } else {
+            metadata["kakao_id"] = .stringConvertible(event.kakaoID)
+        }
         if let type = event.eventType {
             metadata["event_type"] = "\(AccountAction.metricName(type))"
         } else {

@@ -21,7 +21,7 @@ final class UserRecordCache: Sendable {
     }
 
     /// The uid to mint for, when the user was found in step with this very profile within the TTL.
-    func inStepUID(uid: String, with profile: KakaoUser) -> String? {
+    func inStepUID(uid: String, with profile: SyncedProfile) -> String? {
         guard ttl > 0 else { return nil }
         let now = clock.now()
         return entries.withLock { entries in
@@ -30,7 +30,7 @@ final class UserRecordCache: Sendable {
         }
     }
 
-    func remember(uid: String, profile: KakaoUser, mintUID: String) {
+    func remember(uid: String, profile: SyncedProfile, mintUID: String) {
         guard ttl > 0 else { return }
         let now = clock.now()
         let entry = InStepUser(key: uid, profile: profile, mintUID: mintUID, expiresAt: now + ttl)
@@ -39,19 +39,37 @@ final class UserRecordCache: Sendable {
 
     /// A user whose record changed here (unlinked, revoked, disabled) must be looked up again.
     func forget(uid: String) { entries.withLock { _ = $0.remove(uid) } }
+
+    /// The users another instance's mark names when only the mark's key is known (Naver's and LINE's marks carry a digest
+    /// of the id, not the uid): a walk, as rare as the marks.
+    func forget(where matching: @Sendable (String) -> Bool) { entries.withLock { _ = $0.removeAll { matching($0.key) } } }
 }
 
 /// A user found in step with this profile, and the uid its logins mint for.
 final class InStepUser: ExpiringEntry, Sendable {
     let key: String
-    let profile: KakaoUser
+    let profile: SyncedProfile
     let mintUID: String
     let expiresAt: Int64
 
-    init(key: String, profile: KakaoUser, mintUID: String, expiresAt: Int64) {
+    init(key: String, profile: SyncedProfile, mintUID: String, expiresAt: Int64) {
         self.key = key
         self.profile = profile
         self.mintUID = mintUID
         self.expiresAt = expiresAt
+    }
+}
+
+/// What of a provider's user the sync writes, and so what a cached "in step" is about: a changed name, picture or
+/// verified email is synced at once, whatever else the provider's profile holds.
+struct SyncedProfile: Sendable, Equatable {
+    var displayName: String?
+    var photoURL: String?
+    var verifiedEmail: String?
+
+    init<User: ProviderProfile>(_ user: User) {
+        displayName = user.displayName
+        photoURL = user.photoURL
+        verifiedEmail = user.verifiedEmail
     }
 }

@@ -1,11 +1,15 @@
+import BridgeJSON
 import BridgeSupport
 import Logging
 import Metrics
 import Upstreams
 
-/// Keeps the Firebase user `kakao:<id>` in step with the Kakao profile, between steps 2 and 3 of every route that mints
-/// (docs/api.md#user-sync): created with the nickname, picture and (when §2 would show it) the verified email; later the
-/// nickname and picture follow Kakao, the email only fills a gap; a disabled user is refused with `user_disabled`.
+/// Keeps the Firebase user `kakao:<id>` (or `naver:<id>`, `line:<id>`) in step with the provider's profile, between
+/// steps 2 and 3 of every route that mints (docs/api.md#user-sync): created with the display name, picture and (Kakao's,
+/// when §2 would show it) the verified email; later the name and picture follow the provider, the email only fills a
+/// gap; a disabled user is refused with `user_disabled`. Only Kakao's users link by email (Naver's and LINE's never:
+/// their emails carry no verified flag), and only theirs carry the provider's custom claims
+/// (`{"provider": "naver", "naver_id": …}`), written when missing.
 ///
 /// `best_effort` lets a login go on when Google fails (a warning and a metric, no personal data); `required` fails it.
 /// Concurrent logins of one user share one sync; a user found in step is remembered for `firebase.user_cache_seconds`.
@@ -68,14 +72,14 @@ struct UserSync: Sendable {
         self.linkLocks = linkLocks
     }
 
-    func sync(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Result {
-        if let mintUID = cache.inStepUID(uid: uid, with: user) {
+    func sync<User: ProviderProfile>(uid: String, user: User, context: CallContext) async throws(Problem) -> Result {
+        if let mintUID = cache.inStepUID(uid: uid, with: SyncedProfile(user)) {
             meters.count(.cached)
             return Result(uid: mintUID, created: false, linked: mintUID != uid)
         }
         let (step, _) = await flights.run(uid) { () async -> Step in
             let step = await reconcile(uid: uid, user: user, context: context)
-            if case .synced(_, let mintUID) = step { cache.remember(uid: uid, profile: user, mintUID: mintUID) }
+            if case .synced(_, let mintUID) = step { cache.remember(uid: uid, profile: SyncedProfile(user), mintUID: mintUID) }
             return step
         }
         switch step {
@@ -113,14 +117,15 @@ struct UserSync: Sendable {
 
     // MARK: The rules
 
-    private func reconcile(uid: String, user: KakaoUser, context: CallContext) async -> Step {
+    private func reconcile<User: ProviderProfile>(uid: String, user: User, context: CallContext) async -> Step {
         // Without linking, the uid is known before Google answers; with it, only once the lookups have said.
-        var resolved: String? = linksByEmail ? nil : uid
+        var resolved: String? = linksByEmail && User.provider == .kakao ? nil : uid
         do throws(Problem) {
             guard let record = try await admin.lookUp(.uid(uid), context: context) else {
                 return try await firstLogin(uid: uid, user: user, context: context)
             }
-            guard let attributes = CustomAttributes(record.customAttributes), let linkedUID = attributes.linkedUID else {
+            guard let kakao = user as? KakaoUser, let attributes = CustomAttributes(record.customAttributes),
+                  let linkedUID = attributes.linkedUID else {
                 resolved = uid
                 return try await bringInStep(record, user: user, context: context)
             }
@@ -130,9 +135,9 @@ struct UserSync: Sendable {
                 logger.notice("deleted a link record whose account no longer exists", metadata: Self.metadata(uid, context))
                 return try await firstLogin(uid: uid, user: user, context: context)
             }
-            try await requireLinkStands(linked, recordUID: uid, user: user, context: context)
+            try await requireLinkStands(linked, recordUID: uid, user: kakao, context: context)
             resolved = linkedUID
-            return try await bringInStep(linked, user: user, extra: Self.keepProfile, context: context)
+            return try await bringInStep(linked, user: kakao, extra: Self.keepProfile, context: context)
         } catch {
             switch error.codeName {
             case "user_disabled": return .refused(error, .disabled)
@@ -144,18 +149,19 @@ struct UserSync: Sendable {
 
     /// `kakao:<id>` does not exist: link to the account of the same verified email when linking is on and one fits,
     /// otherwise create the user.
-    private func firstLogin(uid: String, user: KakaoUser, context: CallContext) async throws(Problem) -> Step {
-        if linksByEmail, let email = Self.shownEmail(user),
-           let step = try await link(uid: uid, email: email, user: user, context: context) {
+    private func firstLogin<User: ProviderProfile>(uid: String, user: User, context: CallContext) async throws(Problem) -> Step {
+        // Only a Kakao user links (docs/api.md#linking-to-an-existing-firebase-account): no other provider vouches for an email.
+        if linksByEmail, let kakao = user as? KakaoUser, let email = Self.shownEmail(kakao),
+           let step = try await link(uid: uid, email: email, user: kakao, context: context) {
             return step
         }
         return try await create(uid: uid, user: user, context: context)
     }
 
     /// `withEmail: false` when linking found the address held by another Kakao user of this service.
-    func create(uid: String, user: KakaoUser, withEmail: Bool = true, context: CallContext) async throws(Problem) -> Step {
-        var new = NewFirebaseUser(uid: uid, displayName: user.nickname, photoURL: user.profileImageURL)
-        if withEmail, let email = Self.shownEmail(user) {
+    func create<User: ProviderProfile>(uid: String, user: User, withEmail: Bool = true, context: CallContext) async throws(Problem) -> Step {
+        var new = NewFirebaseUser(uid: uid, displayName: user.displayName, photoURL: user.photoURL)
+        if withEmail, let email = user.verifiedEmail {
             new.email = email
             new.emailVerified = true
         }
@@ -168,6 +174,15 @@ struct UserSync: Sendable {
         }
         switch outcome {
         case .done:
+            // The provider's claims, which `accounts` does not take: written next (docs/api.md#user-sync). Kakao's users
+            // get theirs from the custom token alone, as they always did.
+            if User.provider != .kakao {
+                var claims = FirebaseUserUpdate(uid: uid)
+                claims.customAttributes = Self.providerAttributes(CustomAttributes([:]), user)?.serialized
+                guard try await admin.update(claims, context: context) == .done else {
+                    throw Problem.firebaseAdminRejected("The Admin API refused to write the user's provider claims.")
+                }
+            }
             return .synced(.created, uid: uid)
         case .uidExists:
             // Another instance created the user a moment ago: bring that record in step instead.
@@ -180,8 +195,8 @@ struct UserSync: Sendable {
         }
     }
 
-    func bringInStep(
-        _ record: FirebaseUserRecord, user: KakaoUser, extra: (inout FirebaseUserUpdate) -> Void = { _ in },
+    func bringInStep<User: ProviderProfile>(
+        _ record: FirebaseUserRecord, user: User, extra: (inout FirebaseUserUpdate) -> Void = { _ in },
         outcome done: Outcome = .updated, context: CallContext
     ) async throws(Problem) -> Step {
         if record.disabled { throw Problem.userDisabled() }
@@ -204,19 +219,32 @@ struct UserSync: Sendable {
 
     /// Kakao owns the nickname and picture: they follow Kakao, and go when Kakao no longer returns them. The email is
     /// only ever added, to a user who has none, and only when verified.
-    static func changes(from record: FirebaseUserRecord, to user: KakaoUser) -> FirebaseUserUpdate {
+    static func changes<User: ProviderProfile>(from record: FirebaseUserRecord, to user: User) -> FirebaseUserUpdate {
         var update = FirebaseUserUpdate(uid: record.uid)
-        if user.nickname != record.displayName {
-            if let nickname = user.nickname { update.displayName = nickname } else { update.deleteAttributes.append(.displayName) }
+        if user.displayName != record.displayName {
+            if let name = user.displayName { update.displayName = name } else { update.deleteAttributes.append(.displayName) }
         }
-        if user.profileImageURL != record.photoURL {
-            if let photo = user.profileImageURL { update.photoURL = photo } else { update.deleteAttributes.append(.photoURL) }
+        if user.photoURL != record.photoURL {
+            if let photo = user.photoURL { update.photoURL = photo } else { update.deleteAttributes.append(.photoURL) }
         }
-        if (record.email ?? "").isEmpty, let email = shownEmail(user) {
+        if (record.email ?? "").isEmpty, let email = user.verifiedEmail {
             update.email = email
             update.emailVerified = true
         }
+        if User.provider != .kakao, let attributes = CustomAttributes(record.customAttributes),
+           let merged = providerAttributes(attributes, user) {
+            update.customAttributes = merged.serialized
+        }
         return update
+    }
+
+    /// `{"provider": "naver", "naver_id": …}` merged into what the user has, or `nil` when it has them already: the
+    /// claims the app's rules can read (docs/api.md#user-sync); nothing else is dropped.
+    static func providerAttributes<User: ProviderProfile>(_ attributes: CustomAttributes, _ user: User) -> CustomAttributes? {
+        let claim = user.claim
+        let provider = JSONValue.string(claim.provider.rawValue)
+        guard attributes.members["provider"] != provider || attributes.members[claim.idName] != claim.idValue else { return nil }
+        return attributes.setting("provider", provider).setting(claim.idName, claim.idValue)
     }
 
     /// The email exactly when §2 shows it: Kakao said it is valid and verified (`KakaoUser` carries it only then).

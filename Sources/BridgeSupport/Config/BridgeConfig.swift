@@ -189,6 +189,8 @@ public struct BridgeConfig: Sendable, Equatable {
 
     public var server = Server()
     public var kakao = Kakao()
+    public var naver = Naver()
+    public var line = Line()
     public var firebase = Firebase()
     public var backend = Backend()
     public var hook = Hook()

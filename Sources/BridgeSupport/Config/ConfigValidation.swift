@@ -80,6 +80,7 @@ package enum ConfigValidation {
               "must be more than 0 and at most 720 (hours; 0.01 is 36 s), got \(kakao.unlinkRetryHours)")
         range(kakao.unlinkLeaseSeconds, 1...600, "kakao.unlink_lease_seconds")
         stateIssues(config.state, check: check)
+        providerIssues(config, url: { url($0, $1) }, check: check)
 
         oidcIssues(kakao.oidc, url: url, check: check)
         check(kakao.events.audiences.allSatisfy { !$0.isEmpty && !$0.contains(where: { $0.isWhitespace }) }, "kakao.events.audiences",
@@ -110,8 +111,8 @@ package enum ConfigValidation {
               "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
 
         url(config.backend.unlinkURL, "backend.unlink_url", optional: true)
-        check(config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty, "backend.unlink_url",
-              "needs kakao.admin_key (the unlink webhook, which this URL is told about, is off without it)")
+        check(config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled, "backend.unlink_url",
+              "needs kakao.admin_key or naver.client_secret (the unlink webhook and Naver's unlink callback, which this URL is told about, are off without them)")
         check(config.backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
               "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
         url(config.backend.eventsURL, "backend.events_url", optional: true)

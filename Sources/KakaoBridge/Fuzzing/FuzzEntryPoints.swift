@@ -43,6 +43,33 @@ import Upstreams
         }
     }
 
+    /// Naver's unlink callback (docs/api.md#navers-unlink-callback), what `POST /v1/naver/unlink` takes from the
+    /// internet: the form read, the signature, client and time checks, the id decrypted (also directly: no mutation gets
+    /// past the signature); and `/v1/nid/me`'s answer (the
+    /// first byte picks the HTTP status) read as a user or a refusal.
+    public static func naverUnlink(_ bytes: UnsafeRawBufferPointer) {
+        let body = Array(bytes)
+        _ = naverCallback.check(form: body, now: 1_700_000_000)
+        _ = naverCallback.decryptID(String(decoding: body, as: UTF8.self))
+        let statuses = [200, 401, 403, 429, 500]
+        let status = bytes.first.map { statuses[Int($0) % statuses.count] } ?? 200
+        let response = HTTPResponse(status: status, headers: [], body: Array(body.dropFirst()))
+        if case .answer(let answer) = NaverClient.failures.verdict(.success(response)) { _ = try? NaverClient.user(from: answer) }
+    }
+
+    private static let naverCallback = NaverUnlinkCallback(clientID: "fuzzClient", clientSecret: "fuzzSecret")
+
+    /// LINE ID tokens up to the signature (docs/api.md#line-id-tokens): told apart from access tokens by the issuer,
+    /// split and header rules (ES256 with a kid, or HS256), the claim rules; and LINE's JWKS answer read as a key set.
+    public static func lineIDToken(_ bytes: UnsafeRawBufferPointer) {
+        let token = String(decoding: bytes, as: UTF8.self)
+        _ = LineIDTokenVerifier.isIDToken(token)
+        if let parsed = try? LineIDTokenVerifier.parse(token) { _ = try? lineClaimRules.check(parsed.payload) }
+        _ = try? LineKeysClient.keySet(from: HTTPResponse(status: 200, headers: [], body: Array(bytes)))
+    }
+
+    private static let lineClaimRules = LineIDTokenClaimRules(channelID: "1657000000", clockSkewSeconds: 0, clock: .system)
+
     /// Kakao's three answer shapes and the profile the service builds from `/v2/user/me`.
     public static func kakaoReplies(_ bytes: UnsafeRawBufferPointer) {
         _ = try? KakaoTokenInfo(jsonBytes: bytes)

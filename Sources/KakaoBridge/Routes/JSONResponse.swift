@@ -1,5 +1,6 @@
 import BridgeFeatures
 import BridgeJSON
+import BridgeSupport
 import Hummingbird
 import Upstreams
 
@@ -15,19 +16,6 @@ enum JSONResponse {
 }
 
 /// The answers of docs/api.md, written with `JSONWriter`; `JSONWriterTests` holds each next to what Foundation writes.
-
-extension KakaoUser: JSONWritable {
-    public func write(to writer: inout JSONWriter) {
-        writer.openObject()
-        writer.key("id")
-        writer.int(id)
-        writer.member("nickname", nickname)
-        writer.member("email", email)
-        writer.member("email_verified", emailVerified)
-        writer.member("profile_image_url", profileImageURL)
-        writer.closeObject()
-    }
-}
 
 extension FirebaseSession: JSONWritable {
     public func write(to writer: inout JSONWriter) {
@@ -49,12 +37,17 @@ extension TokenExchangeResponse: JSONWritable {
         writer.openObject()
         writer.key("uid")
         writer.string(uid)
+        // Kakao's answer is what it always was; the others say which provider they are (docs/api.md#providers).
+        if User.provider != .kakao {
+            writer.key("provider")
+            writer.string(User.provider.rawValue)
+        }
         writer.key("custom_token")
         writer.string(customToken)
         writer.key("custom_token_expires_in")
         writer.int(customTokenExpiresIn)
-        writer.key("kakao")
-        kakao.write(to: &writer)
+        writer.key(User.provider.rawValue)
+        profile.write(to: &writer)
         writer.member("firebase", firebase)
         writer.member("login", login)
         writer.closeObject()
@@ -84,8 +77,13 @@ extension LoginHook.Verified: JSONWritable {
         writer.openObject()
         writer.key("uid")
         writer.string(uid)
-        writer.key("kakao")
-        kakao.write(to: &writer)
+        let provider = type(of: profile).provider
+        if provider != .kakao {
+            writer.key("provider")
+            writer.string(provider.rawValue)
+        }
+        writer.key(provider.rawValue)
+        profile.write(to: &writer)
         writer.key("claims")
         writer.value(claims)
         writer.closeObject()

@@ -27,7 +27,14 @@ struct LegacyController {
         let login = try login.get()
         guard let token = context.parameters.get("access_token") else { throw Problem.missingToken() }
         try BearerToken.validate(token)
-        let minted = try await login.mint(kakaoToken: token, context: context.callContext)
+        let minted: LoginFlow.Minted<KakaoUser>
+        do throws(Problem) {
+            minted = try await login.mint(kakaoToken: token, context: context.callContext)
+            LoginMeters.count(.kakao, .ok)
+        } catch {
+            LoginMeters.count(.kakao, error)
+            throw error
+        }
         return JSONResponse.ok(json: Reply(data: [.init(token: minted.customToken, kakao_token: token)]))
     }
 }

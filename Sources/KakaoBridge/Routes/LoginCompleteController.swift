@@ -23,11 +23,13 @@ struct LoginCompleteController {
         // The secret is checked before the body is read: strangers get nothing but a 401.
         try Self.authorize(request, secrets: hook.secrets)
         try hookLimit.take(perMinute: hook.perMinute)
-        let (kakaoToken, idToken) = try await Self.readBody(request)
+        let body = try await Self.readBody(request)
 
-        let verified = try await hook.verify(idToken: idToken, context: context.callContext)
-        try BearerToken.validate(kakaoToken)
-        return JSONResponse.ok(json: try await hook.match(verified, kakaoToken: kakaoToken, context: context.callContext))
+        let verified = try await hook.verify(idToken: body.idToken, context: context.callContext)
+        try BearerToken.validate(body.providerToken)
+        return JSONResponse.ok(json: try await hook.match(
+            verified, provider: body.provider, providerToken: body.providerToken, context: context.callContext
+        ))
     }
 
     /// `Authorization: Bearer <hook secret>`, any secret of `hook.secret` during a rotation; anything else, including no
@@ -36,15 +38,30 @@ struct LoginCompleteController {
         guard AuthorizationHeader.carries(request, scheme: .bearer, anyOf: secrets) else { throw Problem.unauthorized() }
     }
 
-    /// `{"kakao_token": "…", "token": "…"}`, at most 64 KiB; other members are ignored.
-    static func readBody(_ request: Request) async throws(Problem) -> (kakaoToken: String, idToken: String) {
-        let json = try await RequestBody.jsonObject(request, what: "a JSON object with `kakao_token` and `token`")
-        guard let kakaoToken = json["kakao_token"]?.stringValue, !kakaoToken.isEmpty else {
-            throw Problem.invalidRequest("`kakao_token` must be a non-empty string.")
+    /// `{"kakao_token": "…", "token": "…"}`, or `{"provider": "naver", "provider_token": "…", "token": "…"}`
+    /// (docs/api.md#post-v1login-complete), at most 64 KiB; other members are ignored. With `provider` the token is
+    /// `provider_token`, whichever provider it names.
+    static func readBody(_ request: Request) async throws(Problem) -> (provider: Provider, providerToken: String, idToken: String) {
+        let json = try await RequestBody.jsonObject(request, what: "a JSON object with `kakao_token` (or `provider` and `provider_token`) and `token`")
+        let provider: Provider
+        let providerToken: String
+        if let named = json["provider"] {
+            guard let text = named.stringValue, let known = Provider(rawValue: text) else {
+                throw Problem.invalidRequest("`provider` must be one of kakao, naver, line.")
+            }
+            guard let token = json["provider_token"]?.stringValue, !token.isEmpty else {
+                throw Problem.invalidRequest("`provider_token` must be a non-empty string.")
+            }
+            (provider, providerToken) = (known, token)
+        } else {
+            guard let kakaoToken = json["kakao_token"]?.stringValue, !kakaoToken.isEmpty else {
+                throw Problem.invalidRequest("`kakao_token` must be a non-empty string.")
+            }
+            (provider, providerToken) = (.kakao, kakaoToken)
         }
         guard let idToken = json["token"]?.stringValue, !idToken.isEmpty else {
             throw Problem.invalidRequest("`token` must be a non-empty string (the Firebase ID token).")
         }
-        return (kakaoToken, idToken)
+        return (provider, providerToken, idToken)
     }
 }

@@ -14,6 +14,7 @@ enum Route: String, CaseIterable, Sendable {
     case kakaoNonce = "/v1/kakao/nonce"
     case kakaoUnlink = "/v1/kakao/unlink"
     case kakaoEvents = "/v1/kakao/events"
+    case naverUnlink = "/v1/naver/unlink"
     case legacy = "/v1/kakao/{access_token}"
     case loginComplete = "/v1/login-complete"
     case revoke = "/v1/users/revoke"
@@ -63,7 +64,7 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .kakaoNonce, .legacy, .healthz, .readyz, .metrics: [.get]
         case .kakaoUnlink: [.get, .post]
-        case .loginComplete, .revoke, .kakaoEvents: [.post]
+        case .loginComplete, .revoke, .kakaoEvents, .naverUnlink: [.post]
         }
     }
 
@@ -75,14 +76,14 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .legacy: .login
         case .kakaoNonce: .child
-        case .kakaoUnlink, .kakaoEvents, .loginComplete, .revoke, .healthz, .readyz, .metrics: .inPlace
+        case .kakaoUnlink, .kakaoEvents, .naverUnlink, .loginComplete, .revoke, .healthz, .readyz, .metrics: .inPlace
         }
     }
 
     var clientLimit: ClientLimit {
         switch self {
         case .tokenExchange, .kakaoNonce, .legacy: .applies
-        case .kakaoUnlink: .refusalsCharged
+        case .kakaoUnlink, .naverUnlink: .refusalsCharged
         // Kakao's SETs prove themselves by signature, and Kakao must never be told to back off.
         case .kakaoEvents, .loginComplete, .revoke, .healthz, .readyz, .metrics: .exempt
         }
@@ -91,7 +92,7 @@ enum Route: String, CaseIterable, Sendable {
     var listener: Listener {
         switch self {
         case .healthz, .readyz, .metrics: .admin
-        case .tokenExchange, .kakaoNonce, .kakaoUnlink, .kakaoEvents, .legacy, .loginComplete, .revoke: .public
+        case .tokenExchange, .kakaoNonce, .kakaoUnlink, .kakaoEvents, .naverUnlink, .legacy, .loginComplete, .revoke: .public
         }
     }
 
@@ -100,7 +101,7 @@ enum Route: String, CaseIterable, Sendable {
     var crossOrigin: CrossOrigin {
         switch self {
         case .tokenExchange, .kakaoNonce: .allowed
-        case .kakaoUnlink, .kakaoEvents, .legacy, .loginComplete, .revoke, .healthz, .readyz, .metrics: .sameOriginOnly
+        case .kakaoUnlink, .kakaoEvents, .naverUnlink, .legacy, .loginComplete, .revoke, .healthz, .readyz, .metrics: .sameOriginOnly
         }
     }
 
@@ -157,6 +158,7 @@ func buildRouter(
         // Paths of their own under the legacy route's `/v1/kakao/{access_token}`: never taken for a token, on or off.
         UnlinkController(unlink: holder.live { $0.unlink }).register(on: router)
         SecurityEventController(events: holder.live { $0.securityEvents }).register(on: router)
+        NaverUnlinkController(unlink: holder.live { $0.naverUnlink }).register(on: router)
         KakaoNonceController(nonces: holder.live { $0.nonces }).register(on: router)
         LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
         LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)

@@ -30,7 +30,8 @@ extension PostgresRandomAccessRow {
             firebase: try step(.firebase), backend: try step(.backend), uid: try value("uid", as: String?.self),
             nextAttemptAt: try value("next_attempt_at"), lastErrorCode: try value("last_error", as: String?.self),
             leaseOwner: try value("lease_owner", as: String?.self), leaseExpiresAt: try value("lease_expires_at"),
-            eventType: try value("event_type", as: String?.self)
+            eventType: try value("event_type", as: String?.self), provider: try value("provider", as: String?.self),
+            providerID: try value("provider_id", as: String?.self)
         )
     }
 }

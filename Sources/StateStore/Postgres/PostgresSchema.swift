@@ -52,6 +52,11 @@ enum PostgresSchema {
             "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN event_type TEXT",
             "CREATE TABLE S.kakao_bridge_disabled_users (kakao_id BIGINT PRIMARY KEY, disabled_at BIGINT NOT NULL)",
         ]),
+        // Naver's unlink callback (docs/api.md#navers-unlink-callback): which provider's person an event is about.
+        (3, [
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider TEXT",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider_id TEXT",
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -257,7 +257,7 @@ public final class PostgresStateStore: StateStore {
                     \(e.nextAttemptAt), \(e.lastErrorCode), \(e.uid), \(e.leaseOwner), \(e.leaseExpiresAt),
                     \(e.firebase.state.rawValue), \(Int32(e.firebase.attempts)), \(e.firebase.nextAttemptAt), \(e.firebase.lastErrorCode),
                     \(e.backend.state.rawValue), \(Int32(e.backend.attempts)), \(e.backend.nextAttemptAt), \(e.backend.lastErrorCode),
-                    \(e.eventType))
+                    \(e.eventType), \(e.provider), \(e.providerID))
                 ON CONFLICT (id) DO NOTHING RETURNING 1 AS one
                 """,
                 logger: self.logger

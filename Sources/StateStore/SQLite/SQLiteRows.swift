@@ -41,7 +41,7 @@ extension SQLiteRow {
             firebase: try step(.firebase), backend: try step(.backend), uid: optionalText("uid"),
             nextAttemptAt: try int64("next_attempt_at"), lastErrorCode: optionalText("last_error"),
             leaseOwner: optionalText("lease_owner"), leaseExpiresAt: try int64("lease_expires_at"),
-            eventType: optionalText("event_type")
+            eventType: optionalText("event_type"), provider: optionalText("provider"), providerID: optionalText("provider_id")
         )
     }
 }

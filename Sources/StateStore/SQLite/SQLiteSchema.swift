@@ -68,6 +68,12 @@ enum SQLiteSchema {
             )
             """,
         ]),
+        // Naver's unlink callback (docs/api.md#navers-unlink-callback) queues its steps here too: which provider's person
+        // an event is about (NULL: Kakao's, as every earlier row).
+        (3, [
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider TEXT",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider_id TEXT",
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

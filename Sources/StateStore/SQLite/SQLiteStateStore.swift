@@ -176,7 +176,7 @@ public final class SQLiteStateStore: StateStore {
         let inserted = try await rows(
             """
             INSERT INTO kakao_bridge_unlink_events (\(UnlinkEventColumns.list))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING RETURNING id
             """,
             [
@@ -187,6 +187,7 @@ public final class SQLiteStateStore: StateStore {
                 .int(event.firebase.nextAttemptAt), .optionalText(event.firebase.lastErrorCode),
                 .text(event.backend.state.rawValue), .int(Int64(event.backend.attempts)),
                 .int(event.backend.nextAttemptAt), .optionalText(event.backend.lastErrorCode), .optionalText(event.eventType),
+                .optionalText(event.provider), .optionalText(event.providerID),
             ]
         )
         return !inserted.isEmpty

@@ -24,7 +24,33 @@ package struct BackendClient: BackendCompleting {
         return LoginResult(status: response.status, body: Self.body(response.body))
     }
 
+    /// Naver's and LINE's logins (docs/api.md#the-six-step-flow, step 6): `{"provider", "provider_token", "token"}`.
+    package func completeLogin(provider: Provider, providerToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult {
+        guard provider != .kakao else { return try await completeLogin(kakaoToken: providerToken, idToken: idToken, context: context) }
+        let body = ProviderLoginBody(provider: provider, providerToken: providerToken, idToken: idToken)
+        let response = try await upstream.post(url, body: body, Self.failures, context: context)
+        return LoginResult(status: response.status, body: Self.body(response.body))
+    }
+
     // MARK: Requests
+
+    /// A Naver or LINE login's body: the provider first, so that a backend tells the two shapes apart by one member.
+    package struct ProviderLoginBody: JSONWritable {
+        package var provider: Provider
+        package var providerToken: String
+        package var idToken: String
+
+        package func write(to writer: inout JSONWriter) {
+            writer.openObject()
+            writer.key("provider")
+            writer.string(provider.rawValue)
+            writer.key("provider_token")
+            writer.string(providerToken)
+            writer.key("token")
+            writer.string(idToken)
+            writer.closeObject()
+        }
+    }
 
     /// Exactly these two keys, in this order, as existing apps send them.
     package struct LoginBody: JSONWritable {
@@ -71,9 +97,11 @@ public struct LoginResult: Sendable, Equatable {
     }
 }
 
-/// POSTs `{"kakao_token", "token"}` to the app's backend, as apps in the field do.
+/// POSTs `{"kakao_token", "token"}` to the app's backend, as apps in the field do; for Naver and LINE,
+/// `{"provider", "provider_token", "token"}`.
 public protocol BackendCompleting: Sendable {
     func completeLogin(kakaoToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult
+    func completeLogin(provider: Provider, providerToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult
 }
 
 /// As the answer's `login` member and `backend_rejected`'s problem body carry it.
@@ -85,5 +113,13 @@ extension LoginResult: JSONWritable {
         writer.key("body")
         writer.value(body)
         writer.closeObject()
+    }
+}
+
+extension BackendCompleting {
+    /// A backend that only knows Kakao's shape (a test's fake): Kakao's logins reach it, nothing else does.
+    public func completeLogin(provider: Provider, providerToken: String, idToken: String, context: CallContext) async throws(Problem) -> LoginResult {
+        guard provider == .kakao else { throw Problem.backendUnavailable("This backend takes Kakao logins only.") }
+        return try await completeLogin(kakaoToken: providerToken, idToken: idToken, context: context)
     }
 }

@@ -43,6 +43,19 @@ package struct BackendNoticeClient: UnlinkNotifying, SecurityEventNotifying {
 
         package func write(to writer: inout JSONWriter) {
             writer.openObject()
+            // Another provider's person: the shape of docs/api.md#navers-unlink-callback, which names the provider.
+            if let provider = notice.provider, let providerID = notice.providerID {
+                writer.key("event")
+                writer.string("unlinked")
+                writer.key("uid")
+                if let uid = notice.uid { writer.string(uid) } else { writer.null() }
+                writer.key("provider")
+                writer.string(provider.rawValue)
+                writer.key("provider_id")
+                writer.string(providerID)
+                writer.closeObject()
+                return
+            }
             Self.writeUser(uid: notice.uid, kakaoID: notice.kakaoID, to: &writer)
             writer.key("referrer_type")
             if let referrer = notice.referrerType { writer.string(referrer) } else { writer.null() }

@@ -41,8 +41,13 @@ public struct CustomTokenMinter: Sendable {
     /// - Throws: `CustomTokenError` when the uid breaks docs/custom-token.md#the-uid, signing fails, or the signer is
     ///   not in this process (`signsInProcess` is false).
     public func mint(uid: String, kakaoID: Int64) throws(CustomTokenError) -> String {
+        try mint(uid: uid, claim: ProviderClaim(provider: .kakao, id: .number(kakaoID)))
+    }
+
+    /// The key file's path for any provider's user: `claims` are `provider` and `<provider>_id` (docs/custom-token.md).
+    public func mint(uid: String, claim: ProviderClaim) throws(CustomTokenError) -> String {
         guard let keyFile else { throw CustomTokenError("this signer signs through a call: use mint(uid:kakaoID:context:)") }
-        let signingInput = try signingInput(uid: uid, kakaoID: kakaoID, header: keyFile.encodedHeader)
+        let signingInput = try signingInput(uid: uid, claim: claim, header: keyFile.encodedHeader)
         do {
             return signingInput + "." + Base64URL.encode(try keyFile.sign(Array(signingInput.utf8)))
         } catch {
@@ -54,9 +59,13 @@ public struct CustomTokenMinter: Sendable {
     /// - Throws: the signer's problem; `not_ready` for a uid that breaks docs/custom-token.md#the-uid (the service makes
     ///   none).
     public func mint(uid: String, kakaoID: Int64, context: CallContext) async throws(Problem) -> String {
+        try await mint(uid: uid, claim: ProviderClaim(provider: .kakao, id: .number(kakaoID)), context: context)
+    }
+
+    public func mint(uid: String, claim: ProviderClaim, context: CallContext) async throws(Problem) -> String {
         let signingInput: String
         do {
-            signingInput = try self.signingInput(uid: uid, kakaoID: kakaoID, header: signer.encodedHeader)
+            signingInput = try self.signingInput(uid: uid, claim: claim, header: signer.encodedHeader)
         } catch {
             throw Problem.notReady("The custom token could not be signed.")
         }
@@ -65,13 +74,17 @@ public struct CustomTokenMinter: Sendable {
     }
 
     /// `header.payload`, both base64url.
-    private func signingInput(uid: String, kakaoID: Int64, header: String) throws(CustomTokenError) -> String {
+    private func signingInput(uid: String, claim: ProviderClaim, header: String) throws(CustomTokenError) -> String {
         guard (1...128).contains(uid.utf16.count) else { throw CustomTokenError("uid must be 1 to 128 UTF-16 code units") }
-        return header + "." + Base64URL.encode(payloadJSON(uid: uid, kakaoID: kakaoID, now: clock.now()))
+        return header + "." + Base64URL.encode(payloadJSON(uid: uid, claim: claim, now: clock.now()))
     }
 
     /// `iss`, `sub`, `aud`, `iat`, `exp`, `uid`, `claims` and, with a tenant, `tenant_id` (docs/custom-token.md).
     package func payloadJSON(uid: String, kakaoID: Int64, now: Int64) -> [UInt8] {
+        payloadJSON(uid: uid, claim: ProviderClaim(provider: .kakao, id: .number(kakaoID)), now: now)
+    }
+
+    package func payloadJSON(uid: String, claim: ProviderClaim, now: Int64) -> [UInt8] {
         let email = keyFile?.accountEmail ?? signer.accountEmail
         var json = JSONWriter(capacity: 384)
         json.openObject()
@@ -89,10 +102,7 @@ public struct CustomTokenMinter: Sendable {
         json.string(uid)
         json.key("claims")
         json.openObject()
-        json.key("provider")
-        json.string("kakao")
-        json.key("kakao_id")
-        json.int(kakaoID)
+        claim.write(into: &json)
         json.closeObject()
         json.member("tenant_id", tenantID)
         json.closeObject()

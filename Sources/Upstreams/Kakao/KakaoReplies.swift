@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 
 /// A Kakao user as the service reports them (docs/api.md#the-kakao-user-object): from `kakao_account` and `kakao_account.profile`, never the
 /// deprecated `properties`. Fields Kakao did not return stay `nil` and are omitted from JSON.
@@ -15,6 +16,33 @@ public struct KakaoUser: Sendable, Equatable {
         self.email = email
         self.emailVerified = emailVerified
         self.profileImageURL = profileImageURL
+    }
+}
+
+/// Kakao's user behind the provider interface (docs/api.md#providers): the answers are what they always were.
+extension KakaoUser: ProviderProfile {
+    public static var provider: Provider { .kakao }
+    public var uidSuffix: String { String(id) }
+    public var displayName: String? { nickname }
+    public var photoURL: String? { profileImageURL }
+    /// The email only when Kakao vouched for it twice (`KakaoMe.user` keeps it only then).
+    public var verifiedEmail: String? {
+        guard let email, !email.isEmpty, emailVerified == true else { return nil }
+        return email
+    }
+    public var claim: ProviderClaim { ProviderClaim(provider: .kakao, id: .number(id)) }
+    public var markKey: Int64 { id }
+
+    /// docs/api.md#the-kakao-user-object; `JSONWriterTests` holds it next to what Foundation writes.
+    public func write(to writer: inout JSONWriter) {
+        writer.openObject()
+        writer.key("id")
+        writer.int(id)
+        writer.member("nickname", nickname)
+        writer.member("email", email)
+        writer.member("email_verified", emailVerified)
+        writer.member("profile_image_url", profileImageURL)
+        writer.closeObject()
     }
 }
 

@@ -23,14 +23,24 @@ public struct BridgeUpstreams: Sendable {
     public var metadata: any MetadataServerCalling
     /// The IAM Credentials API's `signBlob` (`firebase.iam_credentials_url`); only called with `firebase.signer: iam`.
     public var iamCredentials: any BlobSigning
+    /// Naver's profile API (`naver.api_base_url`); only called when `naver.client_id` is set.
+    public var naver: any NaverVerifying
+    /// LINE's verify and profile (`line.api_base_url`); only called when `line.channel_id` is set.
+    public var line: any LineVerifying
+    /// LINE's ID-token keys; only fetched when `line.channel_id` is set.
+    public var lineKeys: any LineKeySetFetching
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
         certificates: any PublicKeySetFetching, googleTokens: any GoogleAccessTokenFetching,
         firebaseAdmin: any FirebaseAdminCalling, unlinkNotifier: any UnlinkNotifying, kakaoKeys: any PublicKeySetFetching,
         metadata: any MetadataServerCalling, iamCredentials: any BlobSigning,
-        eventsNotifier: any SecurityEventNotifying = NoSecurityEventNotifier()
+        eventsNotifier: any SecurityEventNotifying = NoSecurityEventNotifier(),
+        naver: any NaverVerifying = NaverOff(), line: any LineVerifying = LineOff(), lineKeys: any LineKeySetFetching = LineOff()
     ) {
+        self.naver = naver
+        self.line = line
+        self.lineKeys = lineKeys
         self.kakao = kakao
         self.identityToolkit = identityToolkit
         self.backend = backend
@@ -67,7 +77,12 @@ public struct BridgeUpstreams: Sendable {
             kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
             metadata: MetadataServerClient(upstream: upstream(.metadata), baseURL: config.firebase.effectiveMetadataURL),
             iamCredentials: IAMCredentialsClient(upstream: upstream(.iamCredentials), baseURL: config.firebase.iamCredentialsURL),
-            eventsNotifier: BackendNoticeClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret)
+            eventsNotifier: BackendNoticeClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret),
+            // Only the providers that are on get an upstream: /metrics shows no series of a provider the service has off.
+            naver: config.naver.enabled ? NaverClient(upstream: upstream(.naver), baseURL: config.naver.apiBaseURL) : NaverOff(),
+            line: config.line.enabled
+                ? LineClient(upstream: upstream(.line), baseURL: config.line.apiBaseURL, channelID: config.line.channelID) : LineOff(),
+            lineKeys: config.line.enabled ? LineKeysClient(upstream: upstream(.lineKeys), baseURL: config.line.apiBaseURL) : LineOff()
         )
     }
 }

@@ -36,6 +36,15 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case stateUnavailable = "state_unavailable"
         case iamRejected = "iam_rejected"
         case iamUnavailable = "iam_unavailable"
+        case invalidNaverToken = "invalid_naver_token"
+        case naverRejected = "naver_rejected"
+        case naverQuotaExceeded = "naver_quota_exceeded"
+        case naverUnavailable = "naver_unavailable"
+        case invalidLineToken = "invalid_line_token"
+        case lineChannelMismatch = "line_channel_mismatch"
+        case invalidLineIDToken = "invalid_line_id_token"
+        case lineQuotaExceeded = "line_quota_exceeded"
+        case lineUnavailable = "line_unavailable"
 
         package var status: HTTPResponse.Status {
             switch self {
@@ -44,13 +53,15 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .methodNotAllowed: .methodNotAllowed
             case .payloadTooLarge: .contentTooLarge
             case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
-                .idTokenRevoked, .invalidKakaoIDToken: .unauthorized
+                .idTokenRevoked, .invalidKakaoIDToken, .invalidNaverToken, .invalidLineToken, .lineChannelMismatch,
+                .invalidLineIDToken: .unauthorized
             case .userDisabled: .forbidden
             case .accountConflict: .conflict
             case .rateLimited: .tooManyRequests
             case .kakaoUnavailable, .firebaseRejected, .firebaseUnavailable, .backendRejected, .backendUnavailable,
-                .firebaseAdminRejected, .firebaseAdminUnavailable, .iamRejected, .iamUnavailable: .badGateway
-            case .kakaoQuotaExceeded, .notReady, .stateUnavailable: .serviceUnavailable
+                .firebaseAdminRejected, .firebaseAdminUnavailable, .iamRejected, .iamUnavailable, .naverRejected,
+                .naverUnavailable, .lineUnavailable: .badGateway
+            case .kakaoQuotaExceeded, .notReady, .stateUnavailable, .naverQuotaExceeded, .lineQuotaExceeded: .serviceUnavailable
             case .upstreamTimeout: .gatewayTimeout
             case .internalError: .internalServerError
             }
@@ -87,6 +98,15 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .invalidKakaoIDToken: "Invalid Kakao ID token"
             case .iamRejected: "IAM Credentials API rejected the request"
             case .iamUnavailable: "IAM Credentials API unavailable"
+            case .invalidNaverToken: "Invalid Naver token"
+            case .naverRejected: "Naver rejected the request"
+            case .naverQuotaExceeded: "Naver quota exceeded"
+            case .naverUnavailable: "Naver unavailable"
+            case .invalidLineToken: "Invalid LINE token"
+            case .lineChannelMismatch: "LINE token issued to another channel"
+            case .invalidLineIDToken: "Invalid LINE ID token"
+            case .lineQuotaExceeded: "LINE quota exceeded"
+            case .lineUnavailable: "LINE unavailable"
             }
         }
     }
@@ -209,6 +229,31 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         }
         problem.upstreamMessage = upstreamMessage
         return problem
+    }
+    /// Naver's `resultcode` 024 or 028, whatever the HTTP status, or an answer that names no user (docs/errors.md#from-naver).
+    public static func invalidNaverToken(_ detail: String) -> Problem { Problem(.invalidNaverToken, detail) }
+    /// Naver answered 403: the app has not enabled the profile API (docs/errors.md#from-naver).
+    public static func naverRejected(_ detail: String) -> Problem { Problem(.naverRejected, detail) }
+    public static func naverQuotaExceeded() -> Problem {
+        Problem(.naverQuotaExceeded, "Naver reports that the app's API quota is exceeded (HTTP 429).")
+    }
+    /// Naver 5xx, unreachable, an answer that does not parse, or a `resultcode` the service does not know (named).
+    public static func naverUnavailable(_ detail: String) -> Problem { Problem(.naverUnavailable, detail) }
+    /// LINE's verify refused the token, or its profile answered 401 (docs/errors.md#from-line).
+    public static func invalidLineToken(_ detail: String) -> Problem { Problem(.invalidLineToken, detail) }
+    public static func lineChannelMismatch() -> Problem {
+        Problem(.lineChannelMismatch, "The LINE token was issued to another LINE Login channel.")
+    }
+    /// A LINE ID token broke a rule of docs/api.md#line-id-tokens; `detail` names the rule.
+    public static func invalidLineIDToken(_ detail: String) -> Problem { Problem(.invalidLineIDToken, detail) }
+    public static func lineQuotaExceeded() -> Problem {
+        Problem(.lineQuotaExceeded, "LINE reports that the channel's API quota is exceeded (HTTP 429).")
+    }
+    public static func lineUnavailable(_ detail: String) -> Problem { Problem(.lineUnavailable, detail) }
+    /// The ID token and the provider token belong to different users; names the provider (Kakao's detail is unchanged).
+    public static func tokenMismatch(_ provider: Provider) -> Problem {
+        guard provider != .kakao else { return tokenMismatch() }
+        return Problem(.tokenMismatch, "The Firebase ID token and the \(provider.displayName) token belong to different users.")
     }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }

@@ -4,17 +4,24 @@ import Metrics
 import OpenSSLCrypto
 import Synchronization
 
-/// A key set fetched from an upstream: `kid` to public key, and how long the answer may be trusted.
-public struct PublicKeySet: Sendable {
-    public var keys: [String: RSAPublicKey]
+/// A key set fetched from an upstream: `kid` to public key, and how long the answer may be trusted. RSA keys for
+/// Google's certificates and Kakao's JWKS (`PublicKeySet`), P-256 keys for LINE's (`LineKeySet`).
+public struct KeySet<Key: Sendable>: Sendable {
+    public var keys: [String: Key]
     /// Seconds, already reduced by the answer's `Age`; `nil` when the answer did not say.
     public var maxAge: Int64?
 
-    public init(keys: [String: RSAPublicKey], maxAge: Int64?) {
+    public init(keys: [String: Key], maxAge: Int64?) {
         self.keys = keys
         self.maxAge = maxAge
     }
 }
+
+public typealias PublicKeySet = KeySet<RSAPublicKey>
+/// LINE's ID-token keys (docs/api.md#line-id-tokens): ES256, P-256.
+public typealias LineKeySet = KeySet<P256PublicKey>
+/// The one key cache, over RSA keys: what every RS256 verifier of the service holds.
+package typealias PublicKeyCache = KeyCache<RSAPublicKey>
 
 /// Fetches a key set (Google's securetoken certificates today; Kakao's JWKS next). The real one asks the upstream;
 /// tests pass in-memory fakes.
@@ -28,7 +35,7 @@ public protocol PublicKeySetFetching: Sendable {
 /// (stale-while-revalidate), and keeps answering while refetches fail (keys rotate with overlap), but not forever: a day
 /// past `max-age` the keys are dropped. Concurrent misses share one fetch (`SingleFlight`), which runs in a task of its
 /// own: a caller that gives up does not cancel it.
-package final class PublicKeyCache: Sendable {
+package final class KeyCache<Key: Sendable>: Sendable {
     package struct Policy: Sendable {
         /// Without `max-age`, the answer is trusted this long.
         package var defaultMaxAge: Int64 = 60
@@ -58,20 +65,20 @@ package final class PublicKeyCache: Sendable {
     }
 
     private struct State {
-        package var keys: [String: RSAPublicKey] = [:]
+        package var keys: [String: Key] = [:]
         package var expiresAt: Int64 = .min
         package var lastSuccess: Int64?
         package var lastFailure: Int64?
     }
 
     private enum Plan {
-        case cached(RSAPublicKey?)
+        case cached(Key?)
         /// Serve it, and refresh the set in the background.
-        case stale(RSAPublicKey)
+        case stale(Key)
         case fetch
     }
 
-    private let source: any PublicKeySetFetching
+    private let source: @Sendable (CallContext) async throws(Problem) -> KeySet<Key>
     /// Names the source in details ("Google's certificate endpoint").
     private let sourceName: String
     private let unavailable: @Sendable (String) -> Problem
@@ -85,11 +92,11 @@ package final class PublicKeyCache: Sendable {
     private let misses: Counter
 
     package init(
-        source: any PublicKeySetFetching, sourceName: String, unavailable: @escaping @Sendable (String) -> Problem,
-        metricLabel: String, policy: Policy = Policy(), clock: UnixClock = .system,
-        logger: Logger = Logger(label: "kakao-bridge.keys")
+        fetch: @escaping @Sendable (CallContext) async throws(Problem) -> KeySet<Key>, sourceName: String,
+        unavailable: @escaping @Sendable (String) -> Problem, metricLabel: String, policy: Policy = Policy(),
+        clock: UnixClock = .system, logger: Logger = Logger(label: "kakao-bridge.keys")
     ) {
-        self.source = source
+        self.source = fetch
         self.sourceName = sourceName
         self.unavailable = unavailable
         self.policy = policy
@@ -104,7 +111,7 @@ package final class PublicKeyCache: Sendable {
 
     /// The key for `kid`; `nil` when no current key has that `kid`.
     /// - Throws: the source's problem only when no keys are cached at all.
-    package func key(for kid: String, context: CallContext) async throws(Problem) -> RSAPublicKey? {
+    package func key(for kid: String, context: CallContext) async throws(Problem) -> Key? {
         let now = clock.now()
         let fetching = flights.isRunning(0)
         let plan = state.withLock { state -> Plan in
@@ -129,7 +136,7 @@ package final class PublicKeyCache: Sendable {
         }
         misses.increment()
         let outcome = await fetchShared(context: context)
-        let key = state.withLock { state -> RSAPublicKey?? in state.keys.isEmpty ? .none : .some(state.keys[kid]) }
+        let key = state.withLock { state -> Key?? in state.keys.isEmpty ? .none : .some(state.keys[kid]) }
         switch (outcome, key) {
         case (_, .some(let key)): return key
         case (.failure(let problem), .none): throw problem
@@ -155,9 +162,9 @@ package final class PublicKeyCache: Sendable {
     }
 
     private func fetch(context: CallContext) async -> Result<Void, Problem> {
-        let outcome: Result<PublicKeySet, Problem>
+        let outcome: Result<KeySet<Key>, Problem>
         do throws(Problem) {
-            let set = try await source.fetchKeys(context: context)
+            let set = try await source(context)
             outcome = set.keys.isEmpty ? .failure(unavailable("\(sourceName) returned no usable key.")) : .success(set)
         } catch {
             outcome = .failure(error)
@@ -180,7 +187,19 @@ package final class PublicKeyCache: Sendable {
     }
 }
 
-extension PublicKeyCache {
+extension KeyCache where Key == RSAPublicKey {
+    package convenience init(
+        source: any PublicKeySetFetching, sourceName: String, unavailable: @escaping @Sendable (String) -> Problem,
+        metricLabel: String, policy: Policy = Policy(), clock: UnixClock = .system,
+        logger: Logger = Logger(label: "kakao-bridge.keys")
+    ) {
+        self.init(
+            fetch: { (context: CallContext) async throws(Problem) -> PublicKeySet in try await source.fetchKeys(context: context) },
+            sourceName: sourceName,
+            unavailable: unavailable, metricLabel: metricLabel, policy: policy, clock: clock, logger: logger
+        )
+    }
+
     /// Google's securetoken certificates, the keys of Firebase ID tokens.
     package static func googleCertificates(
         _ source: any PublicKeySetFetching, clock: UnixClock = .system, logger: Logger = Logger(label: "kakao-bridge.keys")
@@ -192,7 +211,7 @@ extension PublicKeyCache {
     }
 }
 
-extension PublicKeyCache {
+extension KeyCache where Key == RSAPublicKey {
     /// Kakao's OpenID Connect keys (docs/api.md#kakao-id-tokens): the same single flight, throttled refetch of unknown `kid`s
     /// and stale keys while refetches fail; an answer without `max-age` is trusted for an hour.
     package static func kakaoKeys(
@@ -203,6 +222,26 @@ extension PublicKeyCache {
         return PublicKeyCache(
             source: source, sourceName: "Kakao's JWKS endpoint", unavailable: Problem.kakaoUnavailable,
             metricLabel: "kakao_keys", policy: policy, clock: clock, logger: logger
+        )
+    }
+}
+
+/// LINE's ID-token keys (`{line.api_base_url}/oauth2/v2.1/certs`, docs/api.md#line-id-tokens).
+public protocol LineKeySetFetching: Sendable {
+    func fetchKeys(context: CallContext) async throws(Problem) -> LineKeySet
+}
+
+extension KeyCache where Key == P256PublicKey {
+    /// LINE's keys, cached as Kakao's are (docs/api.md#line-id-tokens): an answer without `max-age` is trusted for an hour.
+    package static func lineKeys(
+        _ source: any LineKeySetFetching, clock: UnixClock = .system, logger: Logger = Logger(label: "kakao-bridge.keys")
+    ) -> KeyCache<P256PublicKey> {
+        var policy = Policy()
+        policy.defaultMaxAge = 3600
+        return KeyCache(
+            fetch: { (context: CallContext) async throws(Problem) -> LineKeySet in try await source.fetchKeys(context: context) },
+            sourceName: "LINE's JWKS endpoint",
+            unavailable: Problem.lineUnavailable, metricLabel: "line_keys", policy: policy, clock: clock, logger: logger
         )
     }
 }

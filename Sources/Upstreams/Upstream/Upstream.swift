@@ -26,6 +26,12 @@ package struct Upstream: Sendable {
         case metadata
         /// The IAM Service Account Credentials API's `signBlob` (`firebase.iam_credentials_url`).
         case iamCredentials = "iam_credentials"
+        /// Naver's profile API (`naver.api_base_url`).
+        case naver
+        /// LINE's verify and profile (`line.api_base_url`).
+        case line
+        /// LINE's ID-token keys (`{line.api_base_url}/oauth2/v2.1/certs`).
+        case lineKeys = "line_keys"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.

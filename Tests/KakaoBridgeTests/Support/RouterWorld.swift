@@ -19,6 +19,8 @@ final class RouterWorld: Sendable {
 
     static let appID = TestWorld.appID
     static let hookSecret = TestWorld.hookSecret
+    static let naverClientID = "routerNaverClient"
+    static let naverClientSecret = "routerNaverSecret"
     /// One generated service account per test process: key generation is the slow part of setting up.
     static let account: (file: String, account: SandboxServiceAccount) = {
         let account = try! SandboxServiceAccount.generate(projectID: "bridge-router-test")
@@ -33,6 +35,9 @@ final class RouterWorld: Sendable {
     static let sharedKakaoKeys = KakaoOIDCKeys()
 
     let kakao: FakeKakao
+    /// Naver and LINE (on when the test's `configure` sets `naver.client_id` or `line.channel_id`).
+    let naver: FakeNaver
+    let line: FakeLine
     let keys: SecureTokenKeys
     let identityToolkit: FakeIdentityToolkit
     let backend: FakeBackend
@@ -59,8 +64,10 @@ final class RouterWorld: Sendable {
         kakao: FakeKakao, keys: SecureTokenKeys, identityToolkit: FakeIdentityToolkit, backend: FakeBackend,
         certificates: FakeCertificates, googleTokens: FakeGoogleTokens, admin: FakeFirebaseAdmin, unlinks: FakeUnlinkNotifier,
         kakaoKeys: FakeKakaoKeys, unlinkedUsers: UnlinkedKakaoUsers, shared: SharedState, features: @escaping @Sendable () -> Features?,
-        config: BridgeConfig, clock: UnixClock, logs: LogSink, client: any TestClientProtocol
+        config: BridgeConfig, clock: UnixClock, logs: LogSink, client: any TestClientProtocol, naver: FakeNaver, line: FakeLine
     ) {
+        self.naver = naver
+        self.line = line
         self.shared = shared
         self.features = features
         self.clock = clock
@@ -95,6 +102,16 @@ final class RouterWorld: Sendable {
         if options.firebase || options.backend { config.firebase.webAPIKey = TestWorld.apiKey }
         if options.backend { config.backend.loginCompleteURL = "http://127.0.0.1:9/never-called" }
         if options.hook || options.backend { config.hook.secret = hookSecret }
+        let naver = FakeNaver()
+        let line = FakeLine()
+        if options.naver {
+            config.naver.clientID = naverClientID
+            config.naver.clientSecret = naverClientSecret
+        }
+        if options.line {
+            config.line.channelID = line.standIn.channelID
+            config.line.channelSecret = line.standIn.channelSecret
+        }
         options.configure(&config)
 
         let identityToolkit = FakeIdentityToolkit(keys: keys, projectID: account.account.projectID)
@@ -112,7 +129,8 @@ final class RouterWorld: Sendable {
             upstreams: BridgeUpstreams(
                 kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
                 googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks, kakaoKeys: kakaoKeys,
-                metadata: FakeMetadataServer(), iamCredentials: FakeIAMCredentials(key: Self.account.account.privateKey)
+                metadata: FakeMetadataServer(), iamCredentials: FakeIAMCredentials(key: Self.account.account.privateKey),
+                naver: naver, line: line, lineKeys: line
             ),
             environment: environment
         )
@@ -124,7 +142,8 @@ final class RouterWorld: Sendable {
             let world = RouterWorld(
                 kakao: kakao, keys: keys, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
                 googleTokens: googleTokens, admin: admin, unlinks: unlinks, kakaoKeys: kakaoKeys, unlinkedUsers: unlinkedUsers,
-                shared: shared, features: { holder.current }, config: configured, clock: options.clock, logs: logs, client: client
+                shared: shared, features: { holder.current }, config: configured, clock: options.clock, logs: logs, client: client,
+                naver: naver, line: line
             )
             // As the backend stand-in does, the fake backend asks the bridge's hook who the user is.
             if options.backend {

@@ -18,6 +18,10 @@ final class TestWorld: Sendable {
         var unlink = false
         /// With `kakao.events.audiences` set by the test: `backend.events_url` at the backend stand-in.
         var notifyEvents = false
+        /// Naver on (`naver.client_id`, and `naver.client_secret` for its unlink callback) against the Naver stand-in.
+        var naver = false
+        /// LINE on (`line.channel_id` and `line.channel_secret`) against the LINE stand-in.
+        var line = false
         var tenantID: String?
         var clock: UnixClock = .system
         /// Logins admitted at once (`LoginAdmission`); `nil`: the service's default.
@@ -37,6 +41,8 @@ final class TestWorld: Sendable {
     static let adminKey = "fedcba9876543210fedcba9876543210"
 
     let kakao: KakaoStandIn
+    let naver: NaverStandIn
+    let line: LineStandIn
     let keys: SecureTokenKeys
     let certificates: CertificatesStandIn
     let identityToolkit: IdentityToolkitStandIn
@@ -60,8 +66,10 @@ final class TestWorld: Sendable {
         kakao: KakaoStandIn, keys: SecureTokenKeys, certificates: CertificatesStandIn,
         identityToolkit: IdentityToolkitStandIn, backend: BackendStandIn, googleToken: GoogleTokenStandIn, admin: AdminAPIStandIn,
         account: SandboxServiceAccount, config: BridgeConfig, bridge: RunningBridge, http: CurlHTTPClient, servers: Servers,
-        directory: URL, metadata: MetadataServerStandIn?, iamCredentials: IAMCredentialsStandIn?
+        directory: URL, metadata: MetadataServerStandIn?, iamCredentials: IAMCredentialsStandIn?, naver: NaverStandIn, line: LineStandIn
     ) {
+        self.line = line
+        self.naver = naver
         self.metadata = metadata
         self.iamCredentials = iamCredentials
         self.googleToken = googleToken
@@ -88,7 +96,11 @@ final class TestWorld: Sendable {
         /// Keyless only.
         let metadata: StandInServer?
         let iamCredentials: StandInServer?
-        var all: [StandInServer] { [kakao, certificates, identityToolkit, backend, googleToken] + [metadata, iamCredentials].compactMap { $0 } }
+        let naver: StandInServer
+        let line: StandInServer
+        var all: [StandInServer] {
+            [kakao, certificates, identityToolkit, backend, googleToken] + [metadata, iamCredentials].compactMap { $0 } + [naver, line]
+        }
         var identityToolkitURL: String { identityToolkit.baseURL }
     }
 
@@ -137,6 +149,18 @@ final class TestWorld: Sendable {
             config.backend.eventsURL = BackendStandIn.eventsURL(on: backendServer)
             backend.configureEvents(secret: hookSecret)
         }
+        // Pointed at the stand-in whether on or not: a test that turns Naver on in `configure` needs only the id.
+        config.naver.apiBaseURL = set.naverBaseURL
+        config.naver.authBaseURL = set.naverBaseURL
+        config.line.apiBaseURL = set.lineBaseURL
+        if options.line {
+            config.line.channelID = set.line.channelID
+            config.line.channelSecret = set.line.channelSecret
+        }
+        if options.naver {
+            config.naver.clientID = set.naver.clientID
+            config.naver.clientSecret = set.naver.clientSecret
+        }
         options.configure(&config)
         options.prepare(set)
 
@@ -152,9 +176,10 @@ final class TestWorld: Sendable {
             googleToken: set.googleToken, admin: set.admin, account: set.account, config: config, bridge: bridge, http: http,
             servers: Servers(
                 kakao: kakaoServer, certificates: certificatesServer, identityToolkit: identityServer, backend: backendServer,
-                googleToken: set.googleTokenServer, metadata: set.metadataServer, iamCredentials: set.iamCredentialsServer
+                googleToken: set.googleTokenServer, metadata: set.metadataServer, iamCredentials: set.iamCredentialsServer,
+                naver: set.naverServer, line: set.lineServer
             ),
-            directory: directory, metadata: set.metadata, iamCredentials: set.iamCredentials
+            directory: directory, metadata: set.metadata, iamCredentials: set.iamCredentials, naver: set.naver, line: set.line
         )
     }
 
