@@ -97,7 +97,7 @@ struct CertificateCacheTests {
                 _ = try await verifier.verify(try fixture.token(), context: fixture.context)
                 Issue.record("verified without certificates")
             } catch let problem as Problem {
-                #expect(problem.codeName == "firebase_unavailable")
+                #expect(problem.code == .firebaseUnavailable)
             }
             #expect(!verifier.isReady)
             #expect(await fixture.certificates.prefetch() == false)
@@ -119,7 +119,7 @@ struct CertificateCacheTests {
             _ = try await certificates.key(for: "any", context: CallContext(requestID: "test"))
             Issue.record("a key came from nowhere")
         } catch let problem {
-            #expect(problem.codeName == "firebase_unavailable")
+            #expect(problem.code == .firebaseUnavailable)
         }
     }
 

@@ -87,7 +87,7 @@ func idTokenFailure(
         Issue.record("the token was accepted", sourceLocation: sourceLocation)
         return ""
     } catch {
-        #expect(error.codeName == "invalid_id_token", "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code == .invalidIDToken, "\(error)", sourceLocation: sourceLocation)
         return error.detail
     }
 }

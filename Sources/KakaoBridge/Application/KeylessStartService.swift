@@ -44,7 +44,7 @@ struct KeylessStartService: Service, CustomStringConvertible {
                 if attempts == 1 || attempts % 10 == 0 {
                     logger.log(
                         level: attempts == 1 ? .warning : .error, "keyless signing: the metadata server has not answered; not ready",
-                        metadata: ["code": "\(error.codeName)", "reason": "\(error.detail)", "attempts": LogValue.int(attempts)]
+                        metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.detail)", "attempts": LogValue.int(attempts)]
                     )
                 }
             }

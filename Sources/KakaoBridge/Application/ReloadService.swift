@@ -62,7 +62,7 @@ struct ReloadService: Service, CustomStringConvertible {
             } catch {
                 logger.error(
                     "reload failed, keeping the running configuration",
-                    metadata: ["reason": "keyless signing: the metadata server did not answer (\(error.codeName): \(error.detail))"]
+                    metadata: ["reason": "keyless signing: the metadata server did not answer (\(error.code.rawValue): \(error.detail))"]
                 )
                 return .refused
             }

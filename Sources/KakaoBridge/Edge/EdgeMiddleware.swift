@@ -90,7 +90,7 @@ struct EdgeMiddleware: RouterMiddleware {
         let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
         let problem = ProblemAnswer.problem(for: rateLimit.charge(error, context, perMinute: perMinute), context: context)
         let response = ProblemAnswer.response(for: problem, requestID: context.requestID)
-        return answered(response, request, context, problem: problem.codeName, since: start)
+        return answered(response, request, context, problem: problem.code.rawValue, since: start)
     }
 
     /// `problem`: the code of the problem answered, nil for an answer that is none.
