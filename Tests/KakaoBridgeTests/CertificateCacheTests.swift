@@ -111,7 +111,7 @@ struct CertificateCacheTests {
         let http = CurlHTTPClient()
         defer { http.shutdown() }
         // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
-        let certificates = PublicKeyCache.googleCertificates(GoogleCertificatesClient(
+        let certificates = PublicKeyCache.googleCertificates(GoogleCertificatesClient.live(
             upstream: Upstream(.certificates, http: http, timeout: .seconds(2), maxInFlight: 8),
             url: "http://127.0.0.1:9/certs"
         ))
