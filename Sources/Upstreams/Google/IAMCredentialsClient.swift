@@ -85,7 +85,7 @@ package struct IAMCredentialsClient: BlobSigning {
         var problem = response.status == 403
             ? Problem.iamRejected("The IAM Credentials API refused to sign (HTTP 403, \(parsed.summary)): \(roleAdvice).")
             : Problem.iamRejected("The IAM Credentials API refused to sign (HTTP \(response.status)): \(parsed.summary).")
-        problem.upstreamMessage = JSONValue.parse(response.body)?["error"]?["message"]?.stringValue.map(GoogleErrorCode.loggable)
+        problem.upstreamMessage = parsed.message.map(GoogleErrorCode.loggable)
         return .init(problem)
     }
 }

@@ -71,11 +71,7 @@ package struct IdentityToolkitClient: IdentityToolkitExchanging {
     /// key."). The code is what operators search for; a sentence is passed on whole (bounded), never cut to its first word.
     package static func messageCode(_ message: String?) -> String {
         guard let message, !message.isEmpty else { return "no error message" }
-        let first = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
-        let isCode = first.count >= 2 && first.allSatisfy { ($0.isASCII && $0.isUppercase) || $0 == "_" || $0.isNumber }
-        let rest = message.dropFirst(first.count).drop { $0 == " " }
-        // `CODE` alone or `CODE : text`: the code. Anything else is a sentence.
-        return isCode && (rest.isEmpty || rest.hasPrefix(":")) ? first : String(message.prefix(200))
+        return GoogleErrorCode.leadingCode(message) ?? String(message.prefix(200))
     }
 
     // MARK: Failure table (docs/errors.md#from-identity-toolkit)
@@ -84,7 +80,7 @@ package struct IdentityToolkitClient: IdentityToolkitExchanging {
         guard (400..<500).contains(response.status) else {
             return .init(.firebaseUnavailable("Identity Toolkit answered HTTP \(response.status)."))
         }
-        let message = JSONValue.parse(response.body)?["error"]?["message"]?.stringValue
+        let message = GoogleErrorCode.parse(response.body).message
         // A disabled user is the same refusal whether the user sync or Identity Toolkit noticed it.
         if messageCode(message) == "USER_DISABLED" { return .init(.userDisabled()) }
         return .init(.firebaseRejected("Identity Toolkit refused the custom token: \(messageCode(message))."))
