@@ -114,7 +114,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard admittedInAll else {
             refused = true
             let problem = Problem.notReady("This instance has server.max_connections connections open; retry shortly.")
-            Self.answer(context, status: "503 Service Unavailable", problem)
+            Self.answer(context, problem)
             return
         }
         if let client = countedClient, connections.isOverLimit(client: client) {
@@ -123,7 +123,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 retryAfterSeconds: 1,
                 detail: "This client has server.max_connections_per_client connections open; reuse one, or retry after 1 s."
             )
-            Self.answer(context, status: "429 Too Many Requests", problem, extraHeaders: "Retry-After: 1\r\n")
+            Self.answer(context, problem)
             return
         }
         // The same timer that later times each request: first it waits for the first byte.
@@ -180,7 +180,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
             guard now < started + handler.requestTimeout else {
                 let problem = Problem.invalidRequest("The request did not arrive whole within server.request_timeout_seconds.")
-                Self.answer(context, status: "400 Bad Request", problem)
+                Self.answer(context, problem)
                 return
             }
             handler.arm(context, at: started + handler.requestTimeout)
@@ -197,11 +197,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// A whole HTTP/1.1 answer written below the codec, then the connection is closed.
-    private static func answer(_ context: ChannelHandlerContext, status: String, _ problem: Problem, extraHeaders: String = "") {
+    private static func answer(_ context: ChannelHandlerContext, _ problem: Problem) {
         let requestID = RequestIDs.generate()
         let body = ProblemBody(problem, requestID: requestID).jsonBytes
-        var head = "HTTP/1.1 \(status)\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\n" + extraHeaders
-        head += "X-Request-ID: \(requestID)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        var head = "HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n"
+        for field in ProblemAnswer.headers(for: problem, requestID: requestID, contentLength: body.count) {
+            head += "\(field.name.rawName): \(field.value)\r\n"
+        }
+        head += "Connection: close\r\n\r\n"
         var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)
         buffer.writeBytes(body)

@@ -39,12 +39,20 @@ enum ProblemAnswer {
 
     static func response(for problem: Problem, requestID: String) -> Response {
         let data = ProblemBody(problem, requestID: requestID).jsonBytes
+        return Response(status: problem.status, headers: headers(for: problem, requestID: requestID), body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The headers of every problem answer: the router's, the HTTP parser's 400 (`ServerLimits`) and the connection
+    /// guard's refusals (`ConnectionGuard`), so the three cannot differ. `contentLength` for the two written below
+    /// Hummingbird, which sets it itself for its own answers.
+    static func headers(for problem: Problem, requestID: String, contentLength: Int? = nil) -> HTTPFields {
         // Not cacheable either: a proxy must not serve one client's refusal (with its request id) to another.
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         if let seconds = problem.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
         headers[.xRequestID] = requestID
-        return Response(status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if let contentLength { headers[.contentLength] = String(contentLength) }
+        return headers
     }
 }
 

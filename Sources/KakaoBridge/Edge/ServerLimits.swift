@@ -60,10 +60,9 @@ final class ParseErrorProblemHandler: ChannelDuplexHandler, RemovableChannelHand
             let requestID = RequestIDs.generate()
             let problem = Problem.invalidRequest("The request could not be parsed: malformed, or its headers are too large.")
             let bytes = ProblemBody(problem, requestID: requestID).jsonBytes
-            head.headerFields[.contentType] = "application/problem+json"
-            head.headerFields[.cacheControl] = "no-store"
-            head.headerFields[.contentLength] = String(bytes.count)
-            head.headerFields[.xRequestID] = requestID
+            for field in ProblemAnswer.headers(for: problem, requestID: requestID, contentLength: bytes.count) {
+                head.headerFields[field.name] = field.value
+            }
             pendingBody = ByteBuffer(bytes: bytes)
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end where pendingBody != nil:
