@@ -14,136 +14,133 @@ package enum ConfigValidation {
     /// A token Kakao revoked (the user logged out) must not keep working for long.
     package static let maxKakaoCacheSeconds = 300
 
+    /// Every rule, in the order of docs/configuration.md#keys, each part in a function of its own; all problems at once.
     package static func issues(in config: BridgeConfig) -> [ConfigIssue] {
-        var issues: [ConfigIssue] = []
-        func check(_ ok: Bool, _ path: String, _ message: @autoclosure () -> String) {
-            if !ok { issues.append(ConfigIssue(path: path, message: message())) }
-        }
-        func range(_ value: Int, _ bounds: ClosedRange<Int>, _ path: String, _ meaning: String = "") {
-            check(bounds.contains(value), path, "must be between \(bounds.lowerBound) and \(bounds.upperBound)\(meaning), got \(value)")
-        }
-        func atLeast(_ value: Int, _ minimum: Int, _ path: String, _ meaning: String = "") {
-            check(value >= minimum, path, "must be at least \(minimum)\(meaning), got \(value)")
-        }
-        func url(_ value: String, _ path: String, optional: Bool = false) {
-            if optional && value.isEmpty { return }
-            // The value itself is not echoed: URLs may carry credentials in their userinfo or query.
-            guard isHTTPURL(value) else {
-                issues.append(ConfigIssue(path: path, message: "must be an http:// or https:// URL with a host"))
-                return
-            }
-            check(config.upstream.allowInsecure || isSecureOrLoopback(value), path,
-                  "must be https:// (plain http:// only for a loopback host such as 127.0.0.1 or localhost, or with upstream.allow_insecure: true): on a plain-HTTP path anyone in between can read tokens or forge answers")
-        }
+        let found = ConfigIssueList(allowInsecure: config.upstream.allowInsecure)
+        serverIssues(config.server, found)
+        kakaoIssues(config.kakao, found)
+        stateIssues(config.state, check: found.check)
+        providerIssues(config, url: { found.url($0, $1) }, check: found.check)
+        oidcIssues(config.kakao.oidc, url: { found.url($0, $1, optional: $2) }, check: found.check)
+        eventsIssues(config.kakao.events, found)
+        signerIssues(config.firebase, url: { found.url($0, $1) }, check: found.check)
+        firebaseIssues(config.firebase, found)
+        backendIssues(config, found)
+        hookSecretIssues(config.hook.secrets, check: found.check)
+        limitIssues(config, found)
+        logAndTracingIssues(config, found)
+        return found.issues
+    }
 
-        let server = config.server
-        check(!ConfigText.trimmed(server.host).isEmpty, "server.host",
-              "must not be empty (the address to listen on, e.g. 127.0.0.1 or 0.0.0.0)")
-        range(server.port, 0...65535, "server.port", " (0 picks a free port)")
-        range(server.shutdownGraceSeconds, 0...600, "server.shutdown_grace_seconds")
-        range(server.requestTimeoutSeconds, 1...600, "server.request_timeout_seconds")
-        range(server.maxConnections, 1...1_000_000, "server.max_connections")
-        range(server.maxConnectionsPerClient, 0...1_000_000, "server.max_connections_per_client", " (0 is a quarter of server.max_connections)")
-        range(server.firstRequestTimeoutSeconds, 1...600, "server.first_request_timeout_seconds")
+    private static func serverIssues(_ server: BridgeConfig.Server, _ found: ConfigIssueList) {
+        found.check(!ConfigText.trimmed(server.host).isEmpty, "server.host",
+                    "must not be empty (the address to listen on, e.g. 127.0.0.1 or 0.0.0.0)")
+        found.range(server.port, 0...65535, "server.port", " (0 picks a free port)")
+        found.range(server.shutdownGraceSeconds, 0...600, "server.shutdown_grace_seconds")
+        found.range(server.requestTimeoutSeconds, 1...600, "server.request_timeout_seconds")
+        found.range(server.maxConnections, 1...1_000_000, "server.max_connections")
+        found.range(server.maxConnectionsPerClient, 0...1_000_000, "server.max_connections_per_client", " (0 is a quarter of server.max_connections)")
+        found.range(server.firstRequestTimeoutSeconds, 1...600, "server.first_request_timeout_seconds")
         if let adminPort = server.adminPort {
-            range(adminPort, 0...65535, "server.admin_port", " (0 picks a free port)")
-            check(adminPort == 0 || adminPort != server.port, "server.admin_port",
-                  "must differ from server.port (\(server.port)): the probes and /metrics get a listener of their own")
-            check(!ConfigText.trimmed(server.adminHost).isEmpty, "server.admin_host",
-                  "must not be empty (the address the admin port listens on, e.g. 127.0.0.1, or 0.0.0.0 in a pod)")
+            found.range(adminPort, 0...65535, "server.admin_port", " (0 picks a free port)")
+            found.check(adminPort == 0 || adminPort != server.port, "server.admin_port",
+                        "must differ from server.port (\(server.port)): the probes and /metrics get a listener of their own")
+            found.check(!ConfigText.trimmed(server.adminHost).isEmpty, "server.admin_host",
+                        "must not be empty (the address the admin port listens on, e.g. 127.0.0.1, or 0.0.0.0 in a pod)")
         }
         for origin in server.corsOrigins {
-            if let problem = WebOrigin.problem(origin) { issues.append(ConfigIssue(path: "server.cors_origins", message: problem)) }
+            if let problem = WebOrigin.problem(origin) { found.add("server.cors_origins", problem) }
         }
+    }
 
-        let kakao = config.kakao
+    private static func kakaoIssues(_ kakao: BridgeConfig.Kakao, _ found: ConfigIssueList) {
         if kakao.appID == 0 {
-            issues.append(ConfigIssue(path: "kakao.app_id", message: "required (a positive integer, the numeric id of your Kakao app)"))
+            found.add("kakao.app_id", "required (a positive integer, the numeric id of your Kakao app)")
         } else {
-            check(kakao.appID > 0, "kakao.app_id", "must be a positive integer (the numeric id of your Kakao app), got \(kakao.appID)")
+            found.check(kakao.appID > 0, "kakao.app_id", "must be a positive integer (the numeric id of your Kakao app), got \(kakao.appID)")
         }
-        url(kakao.apiBaseURL, "kakao.api_base_url")
+        found.url(kakao.apiBaseURL, "kakao.api_base_url")
         if kakao.uidPrefix.isEmpty {
-            issues.append(ConfigIssue(path: "kakao.uid_prefix", message: "must not be empty (uids are <prefix><kakao id>, e.g. kakao:1234)"))
+            found.add("kakao.uid_prefix", "must not be empty (uids are <prefix><kakao id>, e.g. kakao:1234)")
         } else {
-            check(kakao.uidPrefix.utf16.count <= maxUIDPrefixLength, "kakao.uid_prefix",
-                  "must be at most \(maxUIDPrefixLength) UTF-16 code units so that prefix plus a 20-digit Kakao id fits a 128-unit Firebase uid, got \(kakao.uidPrefix.utf16.count)")
+            found.check(kakao.uidPrefix.utf16.count <= maxUIDPrefixLength, "kakao.uid_prefix",
+                        "must be at most \(maxUIDPrefixLength) UTF-16 code units so that prefix plus a 20-digit Kakao id fits a 128-unit Firebase uid, got \(kakao.uidPrefix.utf16.count)")
         }
-        range(kakao.cacheSeconds, 0...maxKakaoCacheSeconds, "kakao.cache_seconds",
-              " (0 turns the cache off; a token Kakao revoked must not keep working for longer)")
+        found.range(kakao.cacheSeconds, 0...maxKakaoCacheSeconds, "kakao.cache_seconds",
+                    " (0 turns the cache off; a token Kakao revoked must not keep working for longer)")
         // The value is never echoed: it is a secret, and a wrong one may be another secret pasted by mistake.
-        check(kakao.adminKey.isEmpty || isAdminKey(kakao.adminKey), "kakao.admin_key",
-              "must be Kakao's admin key of the app: 32 hexadecimal characters (Kakao Developers > App > App Keys > Admin key), "
-                + "or empty to turn the unlink webhook off")
-        range(kakao.unlinkDeadlineMS, 100...2900, "kakao.unlink_deadline_ms", " (Kakao waits 3 s for the webhook's answer)")
-        check(kakao.unlinkRetryHours > 0 && kakao.unlinkRetryHours <= 720, "kakao.unlink_retry_hours",
-              "must be more than 0 and at most 720 (hours; 0.01 is 36 s), got \(kakao.unlinkRetryHours)")
-        range(kakao.unlinkLeaseSeconds, 1...600, "kakao.unlink_lease_seconds")
-        stateIssues(config.state, check: check)
-        providerIssues(config, url: { url($0, $1) }, check: check)
+        found.check(kakao.adminKey.isEmpty || isAdminKey(kakao.adminKey), "kakao.admin_key",
+                    "must be Kakao's admin key of the app: 32 hexadecimal characters (Kakao Developers > App > App Keys > Admin key), "
+                        + "or empty to turn the unlink webhook off")
+        found.range(kakao.unlinkDeadlineMS, 100...2900, "kakao.unlink_deadline_ms", " (Kakao waits 3 s for the webhook's answer)")
+        found.check(kakao.unlinkRetryHours > 0 && kakao.unlinkRetryHours <= 720, "kakao.unlink_retry_hours",
+                    "must be more than 0 and at most 720 (hours; 0.01 is 36 s), got \(kakao.unlinkRetryHours)")
+        found.range(kakao.unlinkLeaseSeconds, 1...600, "kakao.unlink_lease_seconds")
+    }
 
-        oidcIssues(kakao.oidc, url: url, check: check)
-        check(kakao.events.audiences.allSatisfy { !$0.isEmpty && !$0.contains(where: { $0.isWhitespace }) }, "kakao.events.audiences",
-              "every entry must be the aud Kakao's security events carry (the app's REST API key) without spaces")
-        range(kakao.events.maxAgeSeconds, 60...604_800, "kakao.events.max_age_seconds",
-              " (a SET issued longer ago is refused; the jti of one is remembered for 7 days)")
+    private static func eventsIssues(_ events: BridgeConfig.Kakao.Events, _ found: ConfigIssueList) {
+        found.check(events.audiences.allSatisfy { !$0.isEmpty && !$0.contains(where: { $0.isWhitespace }) }, "kakao.events.audiences",
+                    "every entry must be the aud Kakao's security events carry (the app's REST API key) without spaces")
+        found.range(events.maxAgeSeconds, 60...604_800, "kakao.events.max_age_seconds",
+                    " (a SET issued longer ago is refused; the jti of one is remembered for 7 days)")
+    }
 
-        let firebase = config.firebase
-        signerIssues(firebase, url: { url($0, $1) }, check: check)
-        url(firebase.identityToolkitURL, "firebase.identity_toolkit_url")
-        url(firebase.securetokenCertsURL, "firebase.securetoken_certs_url")
-        range(firebase.customTokenTTLSeconds, 1...3600, "firebase.custom_token_ttl_seconds")
-        range(firebase.clockSkewSeconds, 0...60, "firebase.clock_skew_seconds")
-        range(firebase.userCacheSeconds, 0...3600, "firebase.user_cache_seconds", " (0 turns the cache off)")
-        if firebase.usesEmulator {
-            if let host = emulatorHostName(firebase.emulatorHost) {
-                check(firebase.emulatorAllowRemote || isLoopback(host), "firebase.emulator_host",
-                      "names a host that is not a loopback address (127.0.0.0/8, ::1, localhost); the Auth Emulator accepts "
-                        + "unsigned ID tokens, so a remote one needs firebase.emulator_allow_remote: true")
-            } else {
-                issues.append(ConfigIssue(path: "firebase.emulator_host",
-                                          message: "must be host:port (as FIREBASE_AUTH_EMULATOR_HOST, e.g. 127.0.0.1:9099)"))
-            }
+    private static func firebaseIssues(_ firebase: BridgeConfig.Firebase, _ found: ConfigIssueList) {
+        found.url(firebase.identityToolkitURL, "firebase.identity_toolkit_url")
+        found.url(firebase.securetokenCertsURL, "firebase.securetoken_certs_url")
+        found.range(firebase.customTokenTTLSeconds, 1...3600, "firebase.custom_token_ttl_seconds")
+        found.range(firebase.clockSkewSeconds, 0...60, "firebase.clock_skew_seconds")
+        found.range(firebase.userCacheSeconds, 0...3600, "firebase.user_cache_seconds", " (0 turns the cache off)")
+        guard firebase.usesEmulator else { return }
+        if let host = emulatorHostName(firebase.emulatorHost) {
+            found.check(firebase.emulatorAllowRemote || isLoopback(host), "firebase.emulator_host",
+                        "names a host that is not a loopback address (127.0.0.0/8, ::1, localhost); the Auth Emulator accepts "
+                            + "unsigned ID tokens, so a remote one needs firebase.emulator_allow_remote: true")
+        } else {
+            found.add("firebase.emulator_host", "must be host:port (as FIREBASE_AUTH_EMULATOR_HOST, e.g. 127.0.0.1:9099)")
         }
+    }
 
-        url(config.backend.loginCompleteURL, "backend.login_complete_url", optional: true)
-        check(config.backend.loginCompleteURL.isEmpty || !firebase.webAPIKey.isEmpty, "backend.login_complete_url",
-              "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
+    /// The backend's URLs, each with what it needs to be of use, and linking's need of the user sync.
+    private static func backendIssues(_ config: BridgeConfig, _ found: ConfigIssueList) {
+        let backend = config.backend
+        found.url(backend.loginCompleteURL, "backend.login_complete_url", optional: true)
+        found.check(backend.loginCompleteURL.isEmpty || !config.firebase.webAPIKey.isEmpty, "backend.login_complete_url",
+                    "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
+        found.url(backend.unlinkURL, "backend.unlink_url", optional: true)
+        found.check(backend.unlinkURL.isEmpty || !config.kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled, "backend.unlink_url",
+                    "needs kakao.admin_key or naver.client_secret (the unlink webhook and Naver's unlink callback, which this URL is told about, are off without them)")
+        found.check(backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
+                    "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
+        found.url(backend.eventsURL, "backend.events_url", optional: true)
+        found.check(backend.eventsURL.isEmpty || config.kakao.events.enabled, "backend.events_url",
+                    "needs kakao.events.audiences (Kakao's security events, which this URL is told about, are off without it)")
+        found.check(backend.eventsURL.isEmpty || !config.hook.secret.isEmpty, "backend.events_url",
+                    "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
+        found.check(!config.linking.byVerifiedEmail || config.firebase.userSync != .off, "linking.by_verified_email",
+                    "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
+    }
 
-        url(config.backend.unlinkURL, "backend.unlink_url", optional: true)
-        check(config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled, "backend.unlink_url",
-              "needs kakao.admin_key or naver.client_secret (the unlink webhook and Naver's unlink callback, which this URL is told about, are off without them)")
-        check(config.backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
-              "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
-        url(config.backend.eventsURL, "backend.events_url", optional: true)
-        check(config.backend.eventsURL.isEmpty || kakao.events.enabled, "backend.events_url",
-              "needs kakao.events.audiences (Kakao's security events, which this URL is told about, are off without it)")
-        check(config.backend.eventsURL.isEmpty || !config.hook.secret.isEmpty, "backend.events_url",
-              "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
-        check(!config.linking.byVerifiedEmail || firebase.userSync != .off, "linking.by_verified_email",
-              "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
+    private static func limitIssues(_ config: BridgeConfig, _ found: ConfigIssueList) {
+        found.range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
+        found.atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")
+        found.atLeast(config.rateLimit.perClientPerMinute, 0, "rate_limit.per_client_per_minute", " (0 turns rate limiting off)")
+        found.atLeast(config.rateLimit.hookPerMinute, 0, "rate_limit.hook_per_minute", " (0 turns it off)")
+    }
 
-        hookSecretIssues(config.hook.secrets, check: check)
-
-        range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
-        atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")
-        atLeast(config.rateLimit.perClientPerMinute, 0, "rate_limit.per_client_per_minute", " (0 turns rate limiting off)")
-        atLeast(config.rateLimit.hookPerMinute, 0, "rate_limit.hook_per_minute", " (0 turns it off)")
-
-        check(logLevels.contains(config.log.level), "log.level",
-              "must be one of \(logLevels.joined(separator: ", ")), got \"\(config.log.level)\"")
-        check(logFormats.contains(config.log.format), "log.format",
-              "must be json or text, got \"\(config.log.format)\"")
-
+    private static func logAndTracingIssues(_ config: BridgeConfig, _ found: ConfigIssueList) {
+        found.check(logLevels.contains(config.log.level), "log.level",
+                    "must be one of \(logLevels.joined(separator: ", ")), got \"\(config.log.level)\"")
+        found.check(logFormats.contains(config.log.format), "log.format",
+                    "must be json or text, got \"\(config.log.format)\"")
         // Plain http:// is allowed anywhere: a collector is usually a sidecar or in-cluster, and spans carry no secret.
         let tracing = config.tracing
         if !tracing.otlpEndpoint.isEmpty {
-            check(isHTTPURL(tracing.otlpEndpoint), "tracing.otlp_endpoint",
-                  "must be empty (tracing off) or the http:// or https:// base URL of an OTLP/HTTP collector, e.g. http://otel-collector:4318")
+            found.check(isHTTPURL(tracing.otlpEndpoint), "tracing.otlp_endpoint",
+                        "must be empty (tracing off) or the http:// or https:// base URL of an OTLP/HTTP collector, e.g. http://otel-collector:4318")
         }
-        check(!ConfigText.trimmed(tracing.serviceName).isEmpty, "tracing.service_name",
-              "must not be empty (the service.name of every span; default kakao-bridge)")
-        return issues
+        found.check(!ConfigText.trimmed(tracing.serviceName).isEmpty, "tracing.service_name",
+                    "must not be empty (the service.name of every span; default kakao-bridge)")
     }
 
     /// docs/configuration.md#keys, `kakao.oidc.*`. The JWKS URL gets the rule of every upstream URL: a plain-HTTP one
@@ -275,79 +272,5 @@ package enum ConfigValidation {
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                 || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
         }
-    }
-
-    /// `http://` or `https://`, a non-empty host, an optional numeric port, no whitespace.
-    package static func isHTTPURL(_ text: String) -> Bool {
-        guard !text.contains(where: { $0.isWhitespace }) else { return false }
-        let lowered = text.lowercased()
-        let rest: Substring
-        if lowered.hasPrefix("https://") {
-            rest = text.dropFirst(8)
-        } else if lowered.hasPrefix("http://") {
-            rest = text.dropFirst(7)
-        } else {
-            return false
-        }
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host = authority
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return false }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            return host.count > 2 && (after.isEmpty || validPort(after))
-        }
-        if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            guard validPort(authority[colon...]) else { return false }
-        }
-        return !host.isEmpty
-    }
-
-    /// `https://`, or `http://` to a loopback host (127.0.0.0/8, ::1, localhost): the stand-ins and local sidecars.
-    package static func isSecureOrLoopback(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("https://") { return true }
-        guard lowered.hasPrefix("http://") else { return false }
-        var authority = lowered.dropFirst(7).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let host: Substring
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            host = authority[authority.index(after: authority.startIndex)..<close]
-        } else {
-            host = authority.prefix { $0 != ":" }
-        }
-        return isLoopback(String(host))
-    }
-
-    /// The host of `host:port` or `[v6]:port`; `nil` when the text is not of that shape.
-    package static func emulatorHostName(_ text: String) -> String? {
-        guard !text.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "@" || $0 == "?" || $0 == "#" }),
-              let colon = text.lastIndex(of: ":"), validPort(text[colon...]) else { return nil }
-        var host = text[..<colon]
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.count > 2 else { return nil }
-            host = host.dropFirst().dropLast()
-        } else if host.contains(":") {
-            return nil
-        }
-        return host.isEmpty ? nil : String(host)
-    }
-
-    /// `127.0.0.0/8`, `::1` or the name `localhost`: where the stand-ins and a local emulator live.
-    package static func isLoopback(_ host: String) -> Bool {
-        let lowered = host.lowercased()
-        if lowered == "localhost" || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
-        let octets = lowered.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets[0] == "127" else { return false }
-        return octets.allSatisfy { octet in UInt8(octet).map { _ in !octet.isEmpty } ?? false }
-    }
-
-    /// `:` followed by a port number: 1–5 digits, at most 65535.
-    private static func validPort(_ text: Substring) -> Bool {
-        let digits = text.dropFirst()
-        return text.first == ":" && (1...5).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
-            && Int(digits).map { $0 <= 65_535 } == true
     }
 }
