@@ -111,8 +111,11 @@ package enum ConfigValidation {
               "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
 
         url(config.backend.unlinkURL, "backend.unlink_url", optional: true)
-        check(config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled, "backend.unlink_url",
-              "needs kakao.admin_key or naver.client_secret (the unlink webhook and Naver's unlink callback, which this URL is told about, are off without them)")
+        check(
+            config.backend.unlinkURL.isEmpty || !kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled || !config.hook.secret.isEmpty,
+            "backend.unlink_url",
+            "needs kakao.admin_key, naver.client_secret or hook.secret (the unlink webhook, Naver's unlink callback and account deletion, which this URL is told about, are off without them)"
+        )
         check(config.backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
               "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
         url(config.backend.eventsURL, "backend.events_url", optional: true)
@@ -124,6 +127,7 @@ package enum ConfigValidation {
               "needs firebase.user_sync best_effort or required (linking looks the user up in Firebase on every login)")
 
         hookSecretIssues(config.hook.secrets, check: check)
+        range(config.delete.maxAuthAgeSeconds, 1...86_400, "delete.max_auth_age_seconds")
 
         range(config.upstream.timeoutMS, 1...120_000, "upstream.timeout_ms")
         atLeast(config.upstream.maxInFlight, 1, "upstream.max_in_flight")

@@ -45,6 +45,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         case invalidLineIDToken = "invalid_line_id_token"
         case lineQuotaExceeded = "line_quota_exceeded"
         case lineUnavailable = "line_unavailable"
+        case reauthenticationRequired = "reauthentication_required"
 
         package var status: HTTPResponse.Status {
             switch self {
@@ -54,7 +55,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .payloadTooLarge: .contentTooLarge
             case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
                 .idTokenRevoked, .invalidKakaoIDToken, .invalidNaverToken, .invalidLineToken, .lineChannelMismatch,
-                .invalidLineIDToken: .unauthorized
+                .invalidLineIDToken, .reauthenticationRequired: .unauthorized
             case .userDisabled: .forbidden
             case .accountConflict: .conflict
             case .rateLimited: .tooManyRequests
@@ -107,6 +108,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
             case .invalidLineIDToken: "Invalid LINE ID token"
             case .lineQuotaExceeded: "LINE quota exceeded"
             case .lineUnavailable: "LINE unavailable"
+            case .reauthenticationRequired: "Reauthentication required"
             }
         }
     }
@@ -254,6 +256,11 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
     public static func tokenMismatch(_ provider: Provider) -> Problem {
         guard provider != .kakao else { return tokenMismatch() }
         return Problem(.tokenMismatch, "The Firebase ID token and the \(provider.displayName) token belong to different users.")
+    }
+    /// An account deletion's ID token is from a sign-in older than `delete.max_auth_age_seconds`
+    /// (docs/api.md#deleting-an-account): the person signs in again first.
+    public static func reauthenticationRequired(maxAgeSeconds: Int) -> Problem {
+        Problem(.reauthenticationRequired, "Deleting the account needs a sign-in within the last \(maxAgeSeconds) seconds; sign in again.")
     }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
