@@ -373,6 +373,9 @@ struct OpenAPIDocumentTests {
             answers.add(.deleteMe, .post, 200, "deleted", try await world.post(
                 deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:57")))], body: ""
             ))
+            answers.add(.deleteMe, .post, 202, "a pending deletion, asked again", try await world.post(
+                deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:\(FakeProviderUnlink.failingKakaoID)")))], body: ""
+            ))
             answers.add(.deleteMe, .post, 400, "not JSON", try await world.post(
                 deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:56")))], body: "[1]"
             ))
