@@ -10,7 +10,7 @@ import StateStore
 /// `kakao-bridge unlinks`: the unlink queue of a durable store, for operators (docs/operations.md#the-unlink-queue).
 struct Unlinks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the pending and failed unlink events of the state store as JSON lines; --retry-failed puts the failed ones back.",
+        abstract: "Print the pending and failed unlink events and account deletions of the state store as JSON lines; --retry-failed puts the failed ones back.",
         discussion: """
             Needs a durable store (state.url) and reads only the state.* and log.* keys: the other keys, and the secret \
             files they name, are not read. No token or email is printed: the Kakao id, the uid and the steps' codes.

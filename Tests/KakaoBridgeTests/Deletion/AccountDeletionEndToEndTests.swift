@@ -77,6 +77,20 @@ struct AccountDeletionEndToEndTests {
         }
     }
 
+    /// The mark: a Kakao ID token issued before the deletion, still valid at Kakao, signs nobody in again (it would
+    /// create the account anew).
+    @Test func anOlderKakaoIDTokenCannotBringTheAccountBack() async throws {
+        try await TestWorld.with(OIDC.on(Self.options(), requireNonce: false)) { world async throws in
+            let now = Int64(Date().timeIntervalSince1970)
+            let idToken = try world.kakao.issueIDToken(for: OIDC.user, audience: OIDC.audience, nonce: nil, issuedAt: now - 5)
+            #expect(try await world.exchange(idToken).status == 200)
+            let reply = try await Self.delete(world, #"{"uid":"\#(Self.uid)"}"#)
+            #expect(reply.status == 200, "\(reply.text)")
+            ErrorMappingTests.expectProblem(try await world.exchange(idToken), 401, "invalid_kakao_id_token")
+            #expect(world.users.user(Self.uid) == nil)
+        }
+    }
+
     @Test func aLinkedAccountIsDeletedWithItsLinkRecord() async throws {
         try await TestWorld.with(Self.options { $0.linking.byVerifiedEmail = true }) { world async throws in
             var existing = world.users.newUser("email-user")
