@@ -74,6 +74,12 @@ struct AccountDeletionEndToEndTests {
             #expect(world.kakao.unlinkCalls == unlinkCalls)
             #expect(world.admin.calls(.delete) == deletes)
             #expect(world.backend.unlinkNotices.count == 1)
+            // Counted by provider and outcome.
+            let metrics = try await world.get("/metrics").text
+            #expect(metrics.split(separator: "\n").contains { line in
+                line.hasPrefix("kakao_bridge_account_deletions_total{") && line.contains(#"provider="kakao""#)
+                    && line.contains(#"outcome="done""#) && !line.hasSuffix(" 0") && !line.hasSuffix(" 0.0")
+            }, "\(metrics)")
         }
     }
 
