@@ -72,7 +72,7 @@ struct CheckConfig: AsyncParsableCommand {
         } catch {
             Console.error(
                 "kakao-bridge: firebase.signer: iam, but the metadata server at \(config.firebase.effectiveMetadataURL) did not answer "
-                    + "(\(error.codeName)): \(error.detail)"
+                    + "(\(error.code.rawValue)): \(error.detail)"
             )
             throw ExitCode(78)
         }

@@ -111,7 +111,7 @@ struct AccessTokenTests {
             Issue.record("a refusal was taken for an answer")
             return
         }
-        #expect(refused.codeName == "firebase_admin_rejected")
+        #expect(refused.code == .firebaseAdminRejected)
         #expect(refused.status.code == 502)
         #expect(refused.detail.contains("invalid_grant"))
         #expect(!retryable)
@@ -119,12 +119,12 @@ struct AccessTokenTests {
             Issue.record("a 503 was not a retryable failure")
             return
         }
-        #expect(outage.codeName == "firebase_admin_unavailable")
+        #expect(outage.code == .firebaseAdminUnavailable)
         guard case .fail(let unreachable, _) = GoogleTokenClient.failures.verdict(.failure(.unreachable("could not connect"))) else {
             Issue.record("a connection failure was taken for an answer")
             return
         }
-        #expect(unreachable.codeName == "firebase_admin_unavailable")
+        #expect(unreachable.code == .firebaseAdminUnavailable)
     }
 
     /// The Admin API's refusals: the code from `message` for 400s, from `status` for 401/403, and the conflicts the
@@ -138,7 +138,7 @@ struct AccessTokenTests {
             Issue.record("403 was taken for an answer")
             return
         }
-        #expect(denied.codeName == "firebase_admin_rejected")
+        #expect(denied.code == .firebaseAdminRejected)
         #expect(denied.detail.contains("PERMISSION_DENIED"))
         #expect(!denied.detail.contains("project x"))
         let notFound = #"{"error":{"code":400,"message":"CONFIGURATION_NOT_FOUND","status":"INVALID_ARGUMENT"}}"#
@@ -163,12 +163,12 @@ struct AccessTokenTests {
             Issue.record("500 was not a retryable failure")
             return
         }
-        #expect(outage.codeName == "firebase_admin_unavailable")
+        #expect(outage.code == .firebaseAdminUnavailable)
         guard case .fail(let disabled, _) = verdict(AdminAPIClient.updateFailures, 400, #"{"error":{"code":400,"message":"USER_DISABLED"}}"#) else {
             Issue.record("USER_DISABLED was taken for an answer")
             return
         }
-        #expect(disabled.codeName == "user_disabled")
+        #expect(disabled.code == .userDisabled)
     }
 
     @Test func theUserRecordAndRequestsAreGooglesShape() throws {

@@ -97,7 +97,7 @@ struct CertificateCacheTests {
                 _ = try await verifier.verify(try fixture.token(), context: fixture.context)
                 Issue.record("verified without certificates")
             } catch let problem as Problem {
-                #expect(problem.codeName == "firebase_unavailable")
+                #expect(problem.code == .firebaseUnavailable)
             }
             #expect(!verifier.isReady)
             #expect(await fixture.certificates.prefetch() == false)
@@ -111,7 +111,7 @@ struct CertificateCacheTests {
         let http = CurlHTTPClient()
         defer { http.shutdown() }
         // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
-        let certificates = PublicKeyCache.googleCertificates(GoogleCertificatesClient(
+        let certificates = PublicKeyCache.googleCertificates(GoogleCertificatesClient.live(
             upstream: Upstream(.certificates, http: http, timeout: .seconds(2), maxInFlight: 8),
             url: "http://127.0.0.1:9/certs"
         ))
@@ -119,7 +119,7 @@ struct CertificateCacheTests {
             _ = try await certificates.key(for: "any", context: CallContext(requestID: "test"))
             Issue.record("a key came from nowhere")
         } catch let problem {
-            #expect(problem.codeName == "firebase_unavailable")
+            #expect(problem.code == .firebaseUnavailable)
         }
     }
 

@@ -57,7 +57,7 @@ import Upstreams
             return
         }
         #expect(problem.status.code == status)
-        #expect(problem.codeName == code)
+        #expect(problem.code.rawValue == code)
         #expect(retry == retryable)
         if code == "kakao_unavailable" { #expect(problem.detail.contains(String(kakaoCode))) }
         // And through the application: the problem body the app gets.
@@ -66,7 +66,7 @@ import Upstreams
             Issue.record("a 5xx without a code is a retryable outage")
             return
         }
-        #expect(outage.codeName == "kakao_unavailable")
+        #expect(outage.code == .kakaoUnavailable)
     }
 
     @Test func upstreamProblemsReachTheAppAsProblemBodies() async throws {

@@ -30,7 +30,7 @@ final class IDTokenFixture: Sendable {
         // Generous: under a loaded machine a loopback fetch has taken over 2 s; no test here waits for a timeout.
         let upstream = Upstream(.certificates, http: http, timeout: .seconds(10), maxInFlight: 8)
         self.certificates = .googleCertificates(
-            GoogleCertificatesClient(upstream: upstream, url: CertificatesStandIn.url(on: server)), clock: clock.clock
+            GoogleCertificatesClient.live(upstream: upstream, url: CertificatesStandIn.url(on: server)), clock: clock.clock
         )
     }
 
@@ -87,7 +87,7 @@ func idTokenFailure(
         Issue.record("the token was accepted", sourceLocation: sourceLocation)
         return ""
     } catch {
-        #expect(error.codeName == "invalid_id_token", "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code == .invalidIDToken, "\(error)", sourceLocation: sourceLocation)
         return error.detail
     }
 }

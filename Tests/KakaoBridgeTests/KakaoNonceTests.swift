@@ -23,7 +23,7 @@ import Upstreams
         _ = try nonces.check(nonce)
         clock.advance(1)
         let error = try #require(throws: Problem.self) { try nonces.check(nonce) }
-        #expect(error.codeName == "invalid_kakao_id_token")
+        #expect(error.code == .invalidKakaoIDToken)
         #expect(error.detail.contains("expired"))
     }
 

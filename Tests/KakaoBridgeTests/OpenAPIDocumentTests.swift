@@ -497,7 +497,7 @@ struct OpenAPIDocumentTests {
             let reply = try await world.post(
                 "/v1/kakao/events", headers: [("Content-Type", "application/secevent+jwt")], body: try SecurityEventRuleTests.sign(world)
             )
-            answers.add(.kakaoEvents, .post, problem.status.code, "keys: \(problem.codeName)", reply)
+            answers.add(.kakaoEvents, .post, problem.status.code, "keys: \(problem.code.rawValue)", reply)
             return answers.all
         }
     }

@@ -172,7 +172,7 @@ struct UserSyncTests {
             Issue.record("USER_DISABLED was taken for an answer")
             return
         }
-        #expect(problem.codeName == "user_disabled")
+        #expect(problem.code == .userDisabled)
         #expect(problem.status.code == 403)
     }
 
@@ -234,9 +234,9 @@ struct UserSyncTests {
                     #expect(reply.status == 200, "\(mode) \(failing): \(reply.text)")
                     let warning = world.logs.lines.first { $0.contains("user sync failed") }
                     #expect(warning?.contains(Self.uid) == true)
-                    #expect(warning?.contains(problem.codeName) == true)
+                    #expect(warning?.contains(problem.code.rawValue) == true)
                 } else {
-                    ErrorMappingTests.expectProblem(reply, problem.status.code, problem.codeName)
+                    ErrorMappingTests.expectProblem(reply, problem.status.code, problem.code.rawValue)
                     #expect(world.identityToolkit.calls == 0)
                 }
                 for line in world.logs.lines {

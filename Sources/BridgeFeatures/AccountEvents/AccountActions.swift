@@ -202,13 +202,13 @@ package final class AccountActions: Sendable {
         let next = clock.now() + min(backoff, 300)
         var metadata = metadata(event, action, uid: uid ?? self.uid(of: event))
         metadata["step"] = "\(step.rawValue)"
-        metadata["code"] = "\(problem.codeName)"
+        metadata["code"] = "\(problem.code.rawValue)"
         metadata["attempts"] = .stringConvertible(attempts)
         if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
         // The webhook's events keep the words operators' alerts were written for (docs/operations.md).
         let kind = event.kind == .deletion ? "account deletion" : event.eventType == nil ? "unlink" : "security event"
         if next > event.deadline {
-            _ = try? await shared.store.markFailed(id: event.id, errorCode: problem.codeName)
+            _ = try? await shared.store.markFailed(id: event.id, errorCode: problem.code.rawValue)
             meters.count(step, .failed)
             if event.kind == .deletion, let provider = event.provider.flatMap(Provider.init(rawValue:)) {
                 deletionMeters.count(provider, .failed)
@@ -218,7 +218,7 @@ package final class AccountActions: Sendable {
             )
             return .failed
         }
-        _ = try? await shared.store.deferStep(id: event.id, step: step, owner: shared.instanceID, errorCode: problem.codeName, nextAttemptAt: next)
+        _ = try? await shared.store.deferStep(id: event.id, step: step, owner: shared.instanceID, errorCode: problem.code.rawValue, nextAttemptAt: next)
         meters.count(step, .retry)
         metadata["retry_in_s"] = .stringConvertible(next - clock.now())
         logger.warning("\(kind) step failed; it is retried", metadata: metadata)

@@ -243,13 +243,16 @@ package final class AccountDeletion: Sendable {
                 named = try await line.verifiedUser(token, use: .hook, context: context).uidSuffix
             }
         } catch {
-            // `invalid_kakao_token`, `invalid_naver_token`, `invalid_line_token` and their ID tokens' codes: the provider's
-            // verdict on the token, which its unlink answers again.
-            if error.codeName.hasPrefix("invalid_") { return }
+            // The provider's verdict on the token, which its unlink answers again.
+            if Self.tokenRefusals.contains(error.code) { return }
             throw error
         }
         guard named == target.providerID else { throw Problem.tokenMismatch(target.provider) }
     }
+
+    private static let tokenRefusals: Set<Problem.Code> = [
+        .invalidKakaoToken, .invalidKakaoIDToken, .invalidNaverToken, .invalidLineToken, .invalidLineIDToken,
+    ]
 
     /// Step 1's first state. Kakao's is queued (the admin key needs no token of the person); Naver's and LINE's run now
     /// with the person's token, which is not kept: done, or failed, never pending.
@@ -268,7 +271,7 @@ package final class AccountDeletion: Sendable {
         } catch {
             actions.meters.count(.providerUnlink, .failed)
             logger.warning("account deletion: the provider's unlink failed", metadata: [
-                "provider": "\(target.provider.rawValue)", "provider_id": "\(target.providerID)", "code": "\(error.codeName)",
+                "provider": "\(target.provider.rawValue)", "provider_id": "\(target.providerID)", "code": "\(error.code.rawValue)",
                 "request_id": "\(context.requestID)",
             ])
             return .failed

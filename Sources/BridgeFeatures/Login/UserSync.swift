@@ -6,7 +6,7 @@ import Upstreams
 
 /// Keeps the Firebase user `kakao:<id>` (or `naver:<id>`, `line:<id>`) in step with the provider's profile, between
 /// steps 2 and 3 of every route that mints (docs/api.md#user-sync): created with the display name, picture and (Kakao's,
-/// when §2 would show it) the verified email; later the name and picture follow the provider, the email only fills a
+/// when the answer would show it, docs/api.md#get-v1token-exchange) the verified email; later the name and picture follow the provider, the email only fills a
 /// gap; a disabled user is refused with `user_disabled`. Only Kakao's users link by email (Naver's and LINE's never:
 /// their emails carry no verified flag), and only theirs carry the provider's custom claims
 /// (`{"provider": "naver", "naver_id": …}`), written when missing.
@@ -95,13 +95,13 @@ struct UserSync: Sendable {
         case .refused(let problem, let outcome):
             meters.count(outcome)
             var metadata = Self.metadata(uid, context)
-            metadata["code"] = "\(problem.codeName)"
+            metadata["code"] = "\(problem.code.rawValue)"
             logger.notice("refused the login", metadata: metadata)
             throw problem
         case .failed(let problem, let resolvedUID):
             meters.count(.failed)
             var metadata = Self.metadata(uid, context)
-            metadata["code"] = "\(problem.codeName)"
+            metadata["code"] = "\(problem.code.rawValue)"
             metadata["detail"] = "\(problem.detail)"
             if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
             metadata["mode"] = "\(mode.rawValue)"
@@ -139,9 +139,9 @@ struct UserSync: Sendable {
             resolved = linkedUID
             return try await bringInStep(linked, user: kakao, extra: Self.keepProfile, context: context)
         } catch {
-            switch error.codeName {
-            case "user_disabled": return .refused(error, .disabled)
-            case "account_conflict": return .refused(error, .conflict)
+            switch error.code {
+            case .userDisabled: return .refused(error, .disabled)
+            case .accountConflict: return .refused(error, .conflict)
             default: return .failed(error, resolvedUID: resolved)
             }
         }
@@ -247,7 +247,7 @@ struct UserSync: Sendable {
         return attributes.setting("provider", provider).setting(claim.idName, claim.idValue)
     }
 
-    /// The email exactly when §2 shows it: Kakao said it is valid and verified (`KakaoUser` carries it only then).
+    /// The email exactly when the token exchange's answer shows it: Kakao said it is valid and verified (`KakaoUser` carries it only then).
     static func shownEmail(_ user: KakaoUser) -> String? {
         guard let email = user.email, !email.isEmpty, user.emailVerified == true else { return nil }
         return email

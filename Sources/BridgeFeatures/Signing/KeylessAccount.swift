@@ -34,6 +34,6 @@ public struct KeylessAccount: Sendable {
     /// Why a service is not ready yet, for `/readyz` and the 503 of every route (no email, no token).
     public static func waiting(for problem: Problem?) -> String {
         guard let problem else { return "Keyless signing (firebase.signer: iam): waiting for the metadata server's first answer." }
-        return "Keyless signing (firebase.signer: iam): the metadata server has not answered yet (\(problem.codeName): \(problem.detail))"
+        return "Keyless signing (firebase.signer: iam): the metadata server has not answered yet (\(problem.code.rawValue): \(problem.detail))"
     }
 }

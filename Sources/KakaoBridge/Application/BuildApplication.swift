@@ -16,13 +16,11 @@ public func buildApplication(
     config: BridgeConfig, upstreams: BridgeUpstreams, environment: BridgeEnvironment
 ) throws(StartupFailure) -> BridgeApplication {
     let shared = environment.shared
-    let unlinkMeters = UnlinkMeters()
-    let securityEventMeters = SecurityEventMeters()
+    let assembly = FeatureAssembly(environment: environment)
     // Keyless, the features wait for the metadata server (`KeylessStartService`); a key file is read here, and a
     // problem with it stops the start.
-    let features = config.firebase.signer == .iam ? nil : try Features.assemble(
-        config, upstreams: upstreams, shared: shared, unlinkMeters: unlinkMeters, securityEventMeters: securityEventMeters,
-        clock: environment.clock, placement: LoopExecutor.placement, logger: environment.logger
+    let features = config.firebase.signer == .iam ? nil : try assembly.assemble(
+        config, upstreams: upstreams, logger: environment.logger
     )
     logStart(features?.config ?? config, shared: shared, logger: environment.logger)
     let holder = FeatureHolder(features)
@@ -30,14 +28,12 @@ public func buildApplication(
     if features == nil {
         holder.waiting(for: KeylessAccount.waiting(for: nil))
         keylessStart.append(KeylessStartService(
-            holder: holder, config: config, upstreams: upstreams, environment: environment, unlinkMeters: unlinkMeters,
-            securityEventMeters: securityEventMeters
+            holder: holder, config: config, upstreams: upstreams, environment: environment, assembly: assembly
         ))
     }
     let onServerRunning = environment.onServerRunning
     let reload = ReloadService(
-        holder: holder, environment: environment, startup: config, unlinkMeters: unlinkMeters,
-        securityEventMeters: securityEventMeters
+        holder: holder, environment: environment, startup: config, assembly: assembly
     )
     let logger = environment.logger
     let sharedStateServices: [any Service] = [

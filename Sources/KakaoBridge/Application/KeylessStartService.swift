@@ -14,8 +14,7 @@ struct KeylessStartService: Service, CustomStringConvertible {
     let config: BridgeConfig
     let upstreams: BridgeUpstreams
     let environment: BridgeEnvironment
-    let unlinkMeters: UnlinkMeters
-    let securityEventMeters: SecurityEventMeters
+    let assembly: FeatureAssembly
 
     /// The synthesised description would print the whole configuration, secrets included.
     var description: String { "KeylessStartService" }
@@ -44,7 +43,7 @@ struct KeylessStartService: Service, CustomStringConvertible {
                 if attempts == 1 || attempts % 10 == 0 {
                     logger.log(
                         level: attempts == 1 ? .warning : .error, "keyless signing: the metadata server has not answered; not ready",
-                        metadata: ["code": "\(error.codeName)", "reason": "\(error.detail)", "attempts": LogValue.int(attempts)]
+                        metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.detail)", "attempts": LogValue.int(attempts)]
                     )
                 }
             }
@@ -60,11 +59,7 @@ struct KeylessStartService: Service, CustomStringConvertible {
 
     private func install(_ account: KeylessAccount, logger: Logger) {
         do {
-            let features = try Features.assemble(
-                config, upstreams: upstreams, shared: environment.shared, unlinkMeters: unlinkMeters,
-                securityEventMeters: securityEventMeters, keyless: account,
-                clock: environment.clock, placement: LoopExecutor.placement, logger: logger
-            )
+            let features = try assembly.assemble(config, upstreams: upstreams, keyless: account, logger: logger)
             if holder.installFirst(features) {
                 logger.info("keyless signing ready", metadata: ["signer": "iam", "project_id": "\(features.config.firebase.projectID)"])
             }

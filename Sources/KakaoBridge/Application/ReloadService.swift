@@ -13,9 +13,8 @@ struct ReloadService: Service, CustomStringConvertible {
     let environment: BridgeEnvironment
     /// Settings only read at start-up; a reload that changes them says a restart is needed.
     let startup: BridgeConfig
-    /// One set of unlink and security event meters for the process: a reload keeps counting.
-    let unlinkMeters: UnlinkMeters
-    let securityEventMeters: SecurityEventMeters
+    /// What the start assembled its features with: the same meters, so a reload keeps counting.
+    let assembly: FeatureAssembly
     /// `kakao_bridge_reloads_total{outcome}`: both outcomes from the start, so an alert on `refused` has a series at 0.
     let reloads = ReloadMeters()
 
@@ -62,18 +61,14 @@ struct ReloadService: Service, CustomStringConvertible {
             } catch {
                 logger.error(
                     "reload failed, keeping the running configuration",
-                    metadata: ["reason": "keyless signing: the metadata server did not answer (\(error.codeName): \(error.detail))"]
+                    metadata: ["reason": "keyless signing: the metadata server did not answer (\(error.code.rawValue): \(error.detail))"]
                 )
                 return .refused
             }
         }
         let features: Features
         do {
-            features = try Features.assemble(
-                config, upstreams: upstreams, shared: environment.shared, unlinkMeters: unlinkMeters,
-                securityEventMeters: securityEventMeters, keyless: keyless, clock: environment.clock,
-                placement: LoopExecutor.placement, logger: logger
-            )
+            features = try assembly.assemble(config, upstreams: upstreams, keyless: keyless, logger: logger)
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["reason": "\(error.description)"])
             return .refused

@@ -13,6 +13,9 @@ public struct BridgeRequestContext: RequestContext {
     public var timings = UpstreamTimings()
     /// How long a login waited for its turn before the router saw it (`LoginAdmission`); zero for other requests.
     public var admissionWait: Duration = .zero
+    /// The route the router matched (nil: none), set once by `EdgeMiddleware` as the request arrives; the rate limit,
+    /// CORS, the span, the metrics and the access line read it here instead of looking the path up again.
+    var route: Route?
     /// The request's span, set by `EdgeMiddleware` only when tracing is on (docs/operations.md#tracing).
     public var trace: RequestTrace?
 

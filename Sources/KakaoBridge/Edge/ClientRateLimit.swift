@@ -25,7 +25,7 @@ struct ClientRateLimit: Sendable {
 
     /// What the route table says of the request's route; a request that matched no route is limited like any other.
     static func clientLimit(_ context: BridgeRequestContext) -> Route.ClientLimit {
-        Route(template: RouteLabel.route(context))?.clientLimit ?? .applies
+        context.route?.clientLimit ?? .applies
     }
 
     /// The failure the client gets: `error` itself, or `rate_limited` once its refusals on `chargedRefusalRoutes` are past

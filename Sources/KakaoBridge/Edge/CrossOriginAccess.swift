@@ -19,7 +19,7 @@ enum CrossOriginAccess {
     /// The listed origin a request of a route browsers may call comes from; nil for any other request.
     static func allowedOrigin(_ request: Request, _ context: BridgeRequestContext, origins: [String]) -> String? {
         guard !origins.isEmpty, let origin = request.headers[.origin], origins.contains(origin),
-              Route(template: RouteLabel.route(context))?.crossOrigin == .allowed
+              context.route?.crossOrigin == .allowed
         else { return nil }
         return origin
     }
@@ -29,7 +29,7 @@ enum CrossOriginAccess {
     static func preflight(_ request: Request, _ context: BridgeRequestContext, origins: [String]) -> Response? {
         guard request.method == .options, request.headers[.accessControlRequestMethod] != nil,
               allowedOrigin(request, context, origins: origins) != nil,
-              let route = Route(template: RouteLabel.route(context))
+              let route = context.route
         else { return nil }
         var headers = HTTPFields()
         headers[.accessControlAllowMethods] = route.methods.map(\.rawValue).joined(separator: ", ")

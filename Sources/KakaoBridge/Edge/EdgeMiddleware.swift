@@ -50,10 +50,11 @@ struct EdgeMiddleware: RouterMiddleware {
     @inline(never)
     private func arrived(_ request: Request, _ context: Context, _ features: Features?) -> Context {
         var context = context
+        context.route = RouteLabel.matched(context)
         RequestIDs.assign(request, &context)
         // Off (no `tracing.otlp_endpoint`), one atomic load and nothing else (docs/operations.md#tracing).
         if RequestTracing.isOn {
-            let trace = RequestTrace(request)
+            let trace = RequestTrace(request, route: context.route)
             context.trace = trace
             // Every line of the request's logger then leads to its trace (docs/operations.md#tracing).
             trace.label(&context.logger)
@@ -90,7 +91,7 @@ struct EdgeMiddleware: RouterMiddleware {
         let perMinute = holder.current?.config.rateLimit.perClientPerMinute ?? 0
         let problem = ProblemAnswer.problem(for: rateLimit.charge(error, context, perMinute: perMinute), context: context)
         let response = ProblemAnswer.response(for: problem, requestID: context.requestID)
-        return answered(response, request, context, problem: problem.codeName, since: start)
+        return answered(response, request, context, problem: problem.code.rawValue, since: start)
     }
 
     /// `problem`: the code of the problem answered, nil for an answer that is none.

@@ -14,7 +14,7 @@ enum ProblemAnswer {
         case let problem as Problem:
             if let message = problem.upstreamMessage {
                 context.logger.warning(
-                    "upstream refused", metadata: ["code": .string(problem.codeName), "upstream_message": "\(message)"]
+                    "upstream refused", metadata: ["code": .string(problem.code.rawValue), "upstream_message": "\(message)"]
                 )
             }
             return problem

@@ -62,9 +62,13 @@ final class RequestMeters: Sendable {
 enum RouteLabel {
     static let unmatched = "unmatched"
 
-    static func route(_ context: some RequestContext) -> String {
-        guard let path = context.endpointPath, path != "NotFound", path.hasPrefix("/") else { return unmatched }
-        return path
+    static func route(_ context: BridgeRequestContext) -> String { context.route?.rawValue ?? unmatched }
+
+    /// The route the router matched, read once per request into `BridgeRequestContext.route` by `EdgeMiddleware`:
+    /// every later step (the rate limit, CORS, the span, the metrics, the access line) reads it from there.
+    static func matched(_ context: some RequestContext) -> Route? {
+        guard let path = context.endpointPath, path != "NotFound", path.hasPrefix("/") else { return nil }
+        return Route(template: path)
     }
 
     static func method(_ method: HTTPRequest.Method) -> String {

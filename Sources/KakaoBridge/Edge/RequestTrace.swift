@@ -15,10 +15,10 @@ public final class RequestTrace: Sendable {
     public var context: ServiceContext { span.context }
 
     @inline(never)
-    init(_ request: Request) {
+    init(_ request: Request, route matched: Route?) {
         let parent = RequestTracing.incoming(traceparent: request.headers[.traceparent])
         let method = RouteLabel.method(request.method)
-        let route = Route.match(Substring(request.uri.path))?.path
+        let route = matched?.path
         span = InstrumentationSystem.tracer.startAnySpan(route.map { "\(method) \($0)" } ?? method, context: parent, ofKind: .server)
         span.attributes["http.request.method"] = method
         if let route { span.attributes["http.route"] = route }

@@ -50,7 +50,7 @@ public struct NewFirebaseUser: Sendable, Equatable, JSONWritable {
     public var email: String?
     /// Written only together with `email`.
     public var emailVerified: Bool?
-    /// `true` only for a link record of §9, whose custom attributes an update writes next.
+    /// `true` only for a link record (docs/api.md#linking-to-an-existing-firebase-account), whose custom attributes an update writes next.
     public var disabled: Bool?
 
     public init(

@@ -3,23 +3,15 @@ import BridgeSupport
 import CurlHTTP
 import OpenSSLCrypto
 
-/// Google's securetoken certificates (`{kid: X.509 PEM}`), the keys that sign Firebase ID tokens (docs/custom-token.md#googles-certificates).
+/// Google's securetoken certificates (`{kid: X.509 PEM}`), the keys that sign Firebase ID tokens (docs/custom-token.md#googles-certificates),
+/// fetched by `KeySetClient`.
 ///
 /// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
-package struct GoogleCertificatesClient: PublicKeySetFetching {
-    private let upstream: Upstream
-    private let url: String
+package enum GoogleCertificatesClient {
+    // MARK: Configuration and entry point
 
-    package init(upstream: Upstream, url: String) {
-        self.upstream = upstream
-        self.url = url
-    }
-
-    // MARK: Entry point
-
-    package func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
-        let request = HTTPRequest(method: .get, url: url, headers: [("Accept", "application/json")])
-        return try Self.keySet(from: try await upstream.call(request, Self.failures, context: context))
+    package static func live(upstream: Upstream, url: String) -> KeySetClient<RSAPublicKey> {
+        KeySetClient(upstream: upstream, url: url, failures: failures, read: keySet(from:))
     }
 
     // MARK: Answers

@@ -88,7 +88,7 @@ package struct MetadataServerClient: MetadataServerCalling {
     /// The account and the project, asked before the service is ready: what they fail with goes to the log and `/readyz`.
     package static let identityFailures = failures(rejected: Problem.iamRejected, unavailable: Problem.iamUnavailable)
     /// An access token is the Admin API's credential as much as the signer's: reported as the Admin API's token endpoint
-    /// is (§7), and turned into `iam_*` by the signer (`Problem.asSigningFailure`).
+    /// is (docs/errors.md#from-googles-token-endpoint-and-the-admin-api), and turned into `iam_*` by the signer (`Problem.asSigningFailure`).
     package static let tokenFailures = failures(rejected: Problem.firebaseAdminRejected, unavailable: Problem.firebaseAdminUnavailable)
 
     /// The metadata server's refusals are plain text that may name the account: only the status is passed on.

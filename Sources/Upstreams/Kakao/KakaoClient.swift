@@ -52,6 +52,16 @@ package struct KakaoClient: KakaoVerifying {
         return try Self.verified(info, profile: try await upstream.finish(attempts[1], context: context))
     }
 
+    // MARK: Requests
+
+    package static let tokenInfoPath = "/v1/user/access_token_info"
+    /// `secure_resource=true`: profile image URLs come as https:// (iOS refuses to load plain-HTTP images).
+    package static let userMePath = "/v2/user/me?secure_resource=true"
+
+    private func request(_ path: String, _ token: String) -> HTTPRequest {
+        HTTPRequest(method: .get, url: baseURL + path, headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")])
+    }
+
     // MARK: Answers
     // Read out of line: this function's frame is held while both calls are in flight, by every login waiting on Kakao.
 
@@ -70,16 +80,6 @@ package struct KakaoClient: KakaoVerifying {
         guard info.id > 0, me.id > 0 else { throw Problem.kakaoUnavailable("Kakao's answer carried an impossible user id.") }
         guard me.id == info.id else { throw Problem.invalidKakaoToken("Kakao's token info and profile name different users.") }
         return VerifiedKakaoToken(user: me.user, expiresIn: info.expires_in)
-    }
-
-    // MARK: Requests
-
-    package static let tokenInfoPath = "/v1/user/access_token_info"
-    /// `secure_resource=true`: profile image URLs come as https:// (iOS refuses to load plain-HTTP images).
-    package static let userMePath = "/v2/user/me?secure_resource=true"
-
-    private func request(_ path: String, _ token: String) -> HTTPRequest {
-        HTTPRequest(method: .get, url: baseURL + path, headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")])
     }
 
     // MARK: Failure table (docs/errors.md#from-kakao)

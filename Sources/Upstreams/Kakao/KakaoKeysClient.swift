@@ -4,47 +4,25 @@ import CurlHTTP
 import OpenSSLCrypto
 
 /// Kakao's OpenID Connect signing keys (`kakao.oidc.jwks_url`, `{"keys": [{"kid", "kty", "alg", "use", "n", "e"}]}`), the
-/// keys of Kakao ID tokens (docs/api.md#kakao-id-tokens). Cached by `PublicKeyCache.kakaoKeys`, like Google's certificates.
+/// keys of Kakao ID tokens (docs/api.md#kakao-id-tokens). Fetched by `KeySetClient`, cached by `PublicKeyCache.kakaoKeys`,
+/// like Google's certificates.
 ///
 /// Layout shared by every upstream client: configuration, entry point, requests, answers, failure table.
-package struct KakaoKeysClient: PublicKeySetFetching {
-    private let upstream: Upstream
-    private let url: String
+package enum KakaoKeysClient {
+    // MARK: Configuration and entry point
 
-    package init(upstream: Upstream, url: String) {
-        self.upstream = upstream
-        self.url = url
+    package static func live(upstream: Upstream, url: String) -> KeySetClient<RSAPublicKey> {
+        KeySetClient(upstream: upstream, url: url, failures: failures, read: keySet(from:))
     }
-
-    // MARK: Entry point
-
-    package func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet {
-        try Self.keySet(from: try await upstream.call(request, Self.failures, context: context))
-    }
-
-    // MARK: Requests
-
-    private var request: HTTPRequest { HTTPRequest(method: .get, url: url, headers: [("Accept", "application/json")]) }
 
     // MARK: Answers
 
-    /// Only RSA signing keys for RS256 are kept (`kty` RSA; `use`, when present, `sig`; `alg`, when present, RS256), each
-    /// at least 2048 bits; a key that does not load is skipped. An answer with none is a failure of the endpoint.
+    /// Only RSA keys for RS256 of at least 2048 bits (`RSAPublicKey` refuses smaller ones).
     package static func keySet(from response: HTTPResponse) throws(Problem) -> PublicKeySet {
-        guard let members = JSONValue.parse(response.body)?["keys"]?.arrayValue else {
-            throw Problem.kakaoUnavailable("Kakao's JWKS endpoint answered something other than {\"keys\": [...]}.")
+        try KeySetClient.jwks(response, source: "Kakao's JWKS endpoint", alg: "RS256", unavailable: Problem.kakaoUnavailable) { jwk in
+            guard jwk["kty"]?.stringValue == "RSA", let n = jwk["n"]?.stringValue, let e = jwk["e"]?.stringValue else { return nil }
+            return try? RSAPublicKey(jwkModulus: n, exponent: e)
         }
-        var keys: [String: RSAPublicKey] = [:]
-        for jwk in members {
-            guard jwk["kty"]?.stringValue == "RSA", let kid = jwk["kid"]?.stringValue, !kid.isEmpty,
-                  jwk["use"].map({ $0.stringValue == "sig" }) ?? true, jwk["alg"].map({ $0.stringValue == "RS256" }) ?? true,
-                  let n = jwk["n"]?.stringValue, let e = jwk["e"]?.stringValue,
-                  let key = try? RSAPublicKey(jwkModulus: n, exponent: e)
-            else { continue }
-            keys[kid] = key
-        }
-        guard !keys.isEmpty else { throw Problem.kakaoUnavailable("Kakao's JWKS endpoint returned no usable RS256 key.") }
-        return PublicKeySet(keys: keys, maxAge: CacheControl.freshSeconds(response))
     }
 
     // MARK: Failure table (docs/errors.md#from-kakao)

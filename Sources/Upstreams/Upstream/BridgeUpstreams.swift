@@ -74,12 +74,12 @@ public struct BridgeUpstreams: Sendable {
                 apiKey: config.firebase.webAPIKey
             ),
             backend: BackendClient(upstream: upstream(.backend), url: config.backend.loginCompleteURL),
-            certificates: GoogleCertificatesClient(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
+            certificates: GoogleCertificatesClient.live(upstream: upstream(.certificates), url: config.firebase.securetokenCertsURL),
             googleTokens: GoogleTokenClient(upstream: upstream(.googleToken)),
             firebaseAdmin: AdminAPIClient(upstream: upstream(.adminAPI), identityToolkitURL: config.firebase.effectiveIdentityToolkitURL),
             // The notices carry the first of `hook.secret`'s secrets (docs/configuration.md#rotating-the-hook-secret).
             unlinkNotifier: BackendNoticeClient(upstream: upstream(.backendUnlink), url: config.backend.unlinkURL, secret: config.hook.secret),
-            kakaoKeys: KakaoKeysClient(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
+            kakaoKeys: KakaoKeysClient.live(upstream: upstream(.kakaoKeys), url: config.kakao.oidc.jwksURL),
             metadata: MetadataServerClient(upstream: upstream(.metadata), baseURL: config.firebase.effectiveMetadataURL),
             iamCredentials: IAMCredentialsClient(upstream: upstream(.iamCredentials), baseURL: config.firebase.iamCredentialsURL),
             eventsNotifier: BackendNoticeClient(upstream: upstream(.backendEvents), url: config.backend.eventsURL, secret: config.hook.secret),
@@ -87,7 +87,7 @@ public struct BridgeUpstreams: Sendable {
             naver: config.naver.enabled ? NaverClient(upstream: upstream(.naver), baseURL: config.naver.apiBaseURL) : NaverOff(),
             line: config.line.enabled
                 ? LineClient(upstream: upstream(.line), baseURL: config.line.apiBaseURL, channelID: config.line.channelID) : LineOff(),
-            lineKeys: config.line.enabled ? LineKeysClient(upstream: upstream(.lineKeys), baseURL: config.line.apiBaseURL) : LineOff()
+            lineKeys: config.line.enabled ? LineKeysClient.live(upstream: upstream(.lineKeys), baseURL: config.line.apiBaseURL) : LineOff()
         )
         if !config.kakao.adminKey.isEmpty {
             upstreams.kakaoUnlink = KakaoUnlinkClient(upstream: upstream(.kakao), baseURL: config.kakao.apiBaseURL, adminKey: config.kakao.adminKey)

@@ -12,11 +12,11 @@ package struct ProblemBody: JSONWritable {
     package var login: LoginResult?
 
     package init(_ problem: Problem, requestID: String) {
-        self.type = "urn:kakao-bridge:problem:\(problem.codeName)"
+        self.type = "urn:kakao-bridge:problem:\(problem.code.rawValue)"
         self.title = problem.title
         self.status = problem.status.code
         self.detail = problem.detail
-        self.code = problem.codeName
+        self.code = problem.code.rawValue
         self.requestID = requestID
         self.login = problem.login
     }

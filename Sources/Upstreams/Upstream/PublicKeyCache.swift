@@ -23,8 +23,8 @@ public typealias LineKeySet = KeySet<P256PublicKey>
 /// The one key cache, over RSA keys: what every RS256 verifier of the service holds.
 package typealias PublicKeyCache = KeyCache<RSAPublicKey>
 
-/// Fetches a key set (Google's securetoken certificates today; Kakao's JWKS next). The real one asks the upstream;
-/// tests pass in-memory fakes.
+/// Fetches an RSA key set: Google's securetoken certificates, Kakao's JWKS. The real one asks the upstream; tests pass
+/// in-memory fakes.
 public protocol PublicKeySetFetching: Sendable {
     func fetchKeys(context: CallContext) async throws(Problem) -> PublicKeySet
 }

@@ -109,13 +109,6 @@ package struct Upstream: Sendable {
 
     // MARK: JSON
 
-    package func getJSON<T: JSONDecodable>(
-        _ url: String, headers: [(String, String)] = [], _ failures: FailureMap, context: CallContext
-    ) async throws(Problem) -> T {
-        let request = HTTPRequest(method: .get, url: url, headers: headers + [("Accept", "application/json")])
-        return try Self.decode(T.self, try await call(request, failures, context: context), failures)
-    }
-
     package func postJSON<T: JSONDecodable>(
         _ url: String, body: some JSONWritable, headers: [(String, String)] = [], _ failures: FailureMap, context: CallContext
     ) async throws(Problem) -> T {

@@ -68,7 +68,7 @@ import Upstreams
             _ = try await cache.key(for: kid, context: context)
             Issue.record("keys a day past their max-age still served")
         } catch {
-            #expect(error.codeName == "firebase_unavailable")
+            #expect(error.code == .firebaseUnavailable)
         }
     }
 

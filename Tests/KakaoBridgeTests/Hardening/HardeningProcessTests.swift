@@ -75,7 +75,14 @@ import Glibc
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
         for name in ["kakao-bridge", "kakao-bridge-sandbox"] {
             let copy = directory.appendingPathComponent(name)
-            try FileManager.default.copyItem(at: built.appendingPathComponent(name), to: copy)
+            // Copied by cp(1), not by this process: a file this process holds open for writing is inherited by any
+            // child another test spawns meanwhile, and executing the copy then fails with ETXTBSY ("Text file busy").
+            let cp = Process()
+            cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+            cp.arguments = [built.appendingPathComponent(name).path, copy.path]
+            try cp.run()
+            cp.waitUntilExit()
+            guard cp.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
         }
         return directory.appendingPathComponent("kakao-bridge").path

@@ -134,7 +134,7 @@ struct ProviderRouterTests {
             #expect(!reply.text.contains(token))
             for problem in [Problem.naverRejected("403"), .naverQuotaExceeded(), .naverUnavailable("5xx")] {
                 let refused = world.naver.provider.issue(.failure(problem))
-                ErrorMappingTests.expectProblem(try await Self.exchange(world, refused, query: "provider=naver"), Int(problem.status.code), problem.codeName)
+                ErrorMappingTests.expectProblem(try await Self.exchange(world, refused, query: "provider=naver"), Int(problem.status.code), problem.code.rawValue)
             }
         }
     }
