@@ -8,7 +8,7 @@ extension Features {
     /// upstreams and builds each feature that is switched on: what the service does at start and on every reload.
     public static func assemble(
         _ config: BridgeConfig, upstreams: BridgeUpstreams, shared: SharedState, unlinkMeters: UnlinkMeters = UnlinkMeters(),
-        securityEventMeters: SecurityEventMeters = SecurityEventMeters(), keyless: KeylessAccount? = nil, clock: UnixClock,
+        securityEventMeters: SecurityEventMeters = SecurityEventMeters(), deletionMeters: DeletionMeters = DeletionMeters(), keyless: KeylessAccount? = nil, clock: UnixClock,
         placement: @escaping @Sendable () -> (any TaskExecutor)? = { nil }, logger: Logger
     ) throws(StartupFailure) -> Features {
         var config = config
@@ -68,20 +68,24 @@ extension Features {
             identityToolkit: config.firebase.webAPIKey.isEmpty ? nil : upstreams.identityToolkit,
             backend: config.backend.loginCompleteURL.isEmpty ? nil : upstreams.backend
         )
-        let hook = config.hook.secret.isEmpty ? nil : LoginHook(
-            secrets: config.hook.secrets.map { Array($0.utf8) }, perMinute: config.rateLimit.hookPerMinute,
-            idTokens: IDTokenVerifier(
-                rules: IDTokenClaimRules(
-                    projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
-                    clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
-                ),
-                certificates: .googleCertificates(upstreams.certificates, clock: clock, logger: logger),
-                acceptsEmulatorTokens: config.firebase.usesEmulator
+        // Firebase ID tokens, verified as `verifyIdToken` does: the hook's, and account deletion's self-service route.
+        let idTokens = config.hook.secret.isEmpty && !config.delete.selfService ? nil : IDTokenVerifier(
+            rules: IDTokenClaimRules(
+                projectID: config.firebase.projectID, tenantID: config.firebase.tenantID,
+                clockSkewSeconds: config.firebase.clockSkewSeconds, clock: clock
             ),
+            certificates: .googleCertificates(upstreams.certificates, clock: clock, logger: logger),
+            acceptsEmulatorTokens: config.firebase.usesEmulator
+        )
+        let hook = config.hook.secret.isEmpty ? nil : idTokens.map { idTokens in LoginHook(
+            secrets: config.hook.secrets.map { Array($0.utf8) }, perMinute: config.rateLimit.hookPerMinute,
+            idTokens: idTokens,
             revocation: config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
             login: login
-        )
-        let actions = config.kakao.adminKey.isEmpty && !config.kakao.events.enabled && !config.naver.unlinkCallbackEnabled ? nil : AccountActions(
+        ) }
+        let deletionOn = !config.hook.secret.isEmpty || config.delete.selfService
+        let actions = config.kakao.adminKey.isEmpty && !config.kakao.events.enabled && !config.naver.unlinkCallbackEnabled && !deletionOn
+            ? nil : AccountActions(
             unlinkAction: config.kakao.unlinkAction, uidPrefix: config.kakao.uidPrefix, admin: admin, shared: shared,
             retrySeconds: max(1, Int64((config.kakao.unlinkRetryHours * 3600).rounded())),
             // The store counts whole seconds: one more, so that a lease taken late in a second still lasts the
@@ -89,8 +93,24 @@ extension Features {
             leaseSeconds: Int64(config.kakao.unlinkLeaseSeconds) + 1, kakaoCache: kakaoCache, userCache: userSync?.cache,
             unlinkNotifier: config.backend.unlinkURL.isEmpty ? nil : upstreams.unlinkNotifier,
             eventsNotifier: config.backend.eventsURL.isEmpty ? nil : upstreams.eventsNotifier, meters: unlinkMeters, clock: clock,
-            logger: logger, naverUIDPrefix: config.naver.uidPrefix, naverCache: naverCache
+            logger: logger, naverUIDPrefix: config.naver.uidPrefix, naverCache: naverCache,
+            kakaoUnlinker: config.kakao.adminKey.isEmpty ? nil : upstreams.kakaoUnlink, deletionMeters: deletionMeters
         )
+        // Account deletion (docs/api.md#deleting-an-account): the backend's route with the hook secret, the app's with
+        // `delete.self_service`.
+        let deletion = deletionOn ? actions.map { actions in
+            AccountDeletion(
+                secrets: config.hook.secrets.map { Array($0.utf8) }, perMinute: config.rateLimit.hookPerMinute,
+                idTokens: config.delete.selfService ? idTokens : nil,
+                revocation: config.hook.checkRevoked ? RevocationCheck(admin: admin) : nil,
+                maxAuthAgeSeconds: config.delete.maxAuthAgeSeconds, deadline: .milliseconds(config.kakao.unlinkDeadlineMS),
+                actions: actions, login: login, admin: admin,
+                naverUnlinker: config.naver.unlinkCallbackEnabled ? upstreams.naverUnlink : nil,
+                lineUnlinker: config.line.enabled && !config.line.channelSecret.isEmpty ? upstreams.lineUnlink : nil,
+                prefixes: [(.kakao, config.kakao.uidPrefix), (.naver, config.naver.uidPrefix), (.line, config.line.uidPrefix)],
+                shared: shared, clock: clock, logger: logger
+            )
+        } : nil
         // Naver's unlink callback (docs/api.md#navers-unlink-callback): off without the client secret, its key.
         let naverUnlink = config.naver.unlinkCallbackEnabled ? actions.map { actions in
             NaverUnlink(
@@ -123,7 +143,7 @@ extension Features {
             config: config, login: login, legacyLogin: config.legacy.enabled ? login : nil, hook: hook,
             revocation: hook.map { UserRevocation(secrets: $0.secrets, perMinute: $0.perMinute, admin: admin, clock: clock) }, unlink: unlink,
             securityEvents: securityEvents, accountActions: actions, nonces: kakaoIDTokens?.nonces, kakaoCache: kakaoCache, userCache: userSync?.cache,
-            naverCache: naverCache, naverUnlink: naverUnlink, lineCache: lineCache
+            naverCache: naverCache, naverUnlink: naverUnlink, lineCache: lineCache, deletion: deletion
         )
     }
 

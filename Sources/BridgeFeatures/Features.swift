@@ -31,6 +31,8 @@ public final class Features: Sendable {
     let userCache: UserRecordCache?
     /// `POST /v1/naver/unlink`, Naver's unlink callback: present exactly when `naver.client_secret` is set.
     package let naverUnlink: NaverUnlink?
+    /// `POST /v1/users/delete` (with `hook.secret`) and `POST /v1/me/delete` (with `delete.self_service`).
+    package let deletion: AccountDeletion?
     /// LINE's verified-token cache, when LINE and the cache are on.
     let lineCache: ProviderVerificationCache<LineUser>?
     /// Naver's verified-token cache, when Naver and the cache are on.
@@ -40,8 +42,9 @@ public final class Features: Sendable {
         config: BridgeConfig, login: LoginFlow, legacyLogin: LoginFlow?, hook: LoginHook?, revocation: UserRevocation?,
         unlink: KakaoUnlink?, securityEvents: SecurityEvents?, accountActions: AccountActions?, nonces: KakaoNonces?,
         kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?, naverCache: ProviderVerificationCache<NaverUser>? = nil,
-        naverUnlink: NaverUnlink? = nil, lineCache: ProviderVerificationCache<LineUser>? = nil
+        naverUnlink: NaverUnlink? = nil, lineCache: ProviderVerificationCache<LineUser>? = nil, deletion: AccountDeletion? = nil
     ) {
+        self.deletion = deletion
         self.lineCache = lineCache
         self.naverUnlink = naverUnlink
         self.naverCache = naverCache

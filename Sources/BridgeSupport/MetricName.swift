@@ -22,6 +22,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     case unlinkSteps = "kakao_bridge_unlink_steps_total"
     case unlinkEvents = "kakao_bridge_unlink_events"
     case securityEvents = "kakao_bridge_security_events_total"
+    case accountDeletions = "kakao_bridge_account_deletions_total"
     case logins = "kakao_bridge_logins_total"
     case stateStoreUp = "kakao_bridge_state_store_up"
     case reloads = "kakao_bridge_reloads_total"
@@ -47,7 +48,7 @@ package enum MetricName: String, CaseIterable, Sendable {
     package var kind: Kind {
         switch self {
         case .requests, .rateLimited, .problems, .reloads, .upstreamCalls, .cache, .accessTokenFetches, .firebaseAdminCalls, .userSync, .unlinkCalls,
-             .unlinkSteps, .securityEvents, .logins, .processCPUSeconds:
+             .unlinkSteps, .securityEvents, .accountDeletions, .logins, .processCPUSeconds:
             .counter
         case .requestDuration, .upstreamDuration:
             .histogram
@@ -92,6 +93,8 @@ package enum MetricName: String, CaseIterable, Sendable {
             "Attempts of the unlink and security event steps, by step (firebase, backend) and outcome (done, retry, failed)."
         case .unlinkEvents:
             "Unlink and security events in the state store, by state: pending (steps still to do) or failed (given up)."
+        case .accountDeletions:
+            "Account deletions, by provider (kakao, naver, line) and outcome (done: answered 200, pending: answered 202, failed: given up)."
         case .securityEvents:
             "Kakao's security events, by event (the type's last path segment) and outcome."
         case .logins:

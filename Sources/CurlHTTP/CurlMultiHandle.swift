@@ -30,12 +30,13 @@ final class CurlMultiHandle {
         curl_multi_cleanup(raw)
     }
 
-    /// At most one origin per upstream the service calls: `Upstream.Name` has 14 (Kakao's API and its keys, Identity
+    /// At most one origin per upstream the service calls: `Upstream.Name` has 15 (Kakao's API and its keys, Identity
     /// Toolkit, the Admin API, Google's certificates and token endpoint, the metadata server, IAM Credentials, the
-    /// backend's login-complete, unlink and events URLs, Naver's API, LINE's API and its keys; Identity Toolkit and the
+    /// backend's login-complete, unlink and events URLs, Naver's API and its authorization server (the revoke), LINE's
+    /// API and its keys; Identity Toolkit and the
     /// Admin API share a host, as LINE's API and keys do, and the backend's may). Keep it equal to that count
     /// (ARCHITECTURE.md, "A new upstream").
-    static let upstreamOrigins = 14
+    static let upstreamOrigins = 15
 
     static func idleConnections(perHost: Int) -> Int { max(1, perHost) * upstreamOrigins }
 }

@@ -40,6 +40,8 @@ public final class AdminAPIStandIn: Sendable {
 
     private struct State {
         var fault = FaultSlot<StandInFault>()
+        /// Only this operation's answers fail (`setFault(_:only:)`); the others answer.
+        var faultOnly: Operation?
         var calls: [Operation: Int] = [:]
         var lastAuthorization: String?
         var lastBodies: [Operation: JSONValue] = [:]
@@ -56,7 +58,18 @@ public final class AdminAPIStandIn: Sendable {
     }
 
     public func setFault(_ fault: StandInFault?, times: Int? = nil) {
-        state.withLock { $0.fault.set(fault, times: times) }
+        state.withLock {
+            $0.fault.set(fault, times: times)
+            $0.faultOnly = nil
+        }
+    }
+
+    /// The fault for one operation only (an outage of `accounts:delete` while lookups answer).
+    public func setFault(_ fault: StandInFault?, only operation: Operation, times: Int? = nil) {
+        state.withLock {
+            $0.fault.set(fault, times: times)
+            $0.faultOnly = fault == nil ? nil : operation
+        }
     }
 
     public func calls(_ operation: Operation) -> Int { state.withLock { $0.calls[operation] ?? 0 } }
@@ -96,9 +109,10 @@ public final class AdminAPIStandIn: Sendable {
         _ operation: Operation, _ request: Request, project: String?, tenant: String?, emulated: Bool
     ) async throws -> Response {
         let authorization = request.headers[.authorization]
-        let fault = state.withLock { state in
+        let fault = state.withLock { state -> StandInFault? in
             state.calls[operation, default: 0] += 1
             state.lastAuthorization = authorization
+            if let only = state.faultOnly, only != operation { return nil }
             return state.fault.take()
         }
         if let replacement = try await fault?.apply() { return replacement }

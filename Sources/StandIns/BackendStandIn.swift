@@ -202,7 +202,8 @@ public final class BackendStandIn: Sendable {
     }
 
     /// A strict receiver: the bearer secret, JSON, exactly `uid` (string or null), `kakao_id` (integer) and
-    /// `referrer_type`, or 400/401 as a careful backend would answer.
+    /// `referrer_type` (or the provider-naming shapes of an unlink and a deletion), or 400/401 as a careful backend would
+    /// answer.
     private func unlinked(_ request: Request) async throws -> Response {
         let (fault, secret) = state.withLock { ($0.unlinkFault.take(), $0.unlinkSecret) }
         if let replacement = try await fault?.apply() { return replacement }
@@ -214,6 +215,10 @@ public final class BackendStandIn: Sendable {
               (Set(body.keys) == ["uid", "kakao_id", "referrer_type"] && body["kakao_id"]?.intValue != nil)
                 || (Set(body.keys) == ["event", "uid", "provider", "provider_id"] && body["event"]?.stringValue == "unlinked"
                     && body["provider"]?.stringValue == "naver" && !(body["provider_id"]?.stringValue ?? "").isEmpty)
+                // An account deleted through the service (docs/api.md#deleting-an-account): every provider, a uid always.
+                || (Set(body.keys) == ["event", "uid", "provider", "provider_id"] && body["event"]?.stringValue == "deleted"
+                    && body["uid"]?.stringValue != nil && ["kakao", "naver", "line"].contains(body["provider"]?.stringValue ?? "")
+                    && !(body["provider_id"]?.stringValue ?? "").isEmpty)
         else {
             return Self.meta(400)
         }

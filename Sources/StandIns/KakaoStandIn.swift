@@ -33,6 +33,14 @@ public final class KakaoStandIn: Sendable {
         var jwksFailing = false
         var jwksMaxAge: Int? = 3600
         var pusher: SecurityEventPusher?
+        /// The app's admin key, which the unlink API takes; nil: the unlink API refuses every call.
+        var adminKey: String?
+        /// The users linked to the app: anyone a token was issued to, until unlinked.
+        var linked: Set<Int64> = []
+        var unlinkFault = FaultSlot<KakaoFault>()
+        /// The ids the unlink API unlinked (its -101 answers are not listed).
+        var unlinkedByAdmin: [Int64] = []
+        var unlinkCalls = 0
     }
 
     private let state = Mutex(State())
@@ -50,6 +58,7 @@ public final class KakaoStandIn: Sendable {
         for user: KakaoAccount, audience: String, nonce: String?, issuedAt: Int64? = nil, lifetime: Int64 = 43_199
     ) throws -> String {
         let now = issuedAt ?? Int64(Date().timeIntervalSince1970)
+        state.withLock { _ = $0.linked.insert(user.id) }
         return try oidcKeys.signIDToken(
             payload: KakaoOIDCKeys.idTokenPayload(for: user, audience: audience, nonce: nonce, now: now, lifetime: lifetime)
         )
@@ -78,7 +87,10 @@ public final class KakaoStandIn: Sendable {
             appID: appID ?? self.appID,
             expiresAt: .now + .seconds(expiresIn)
         )
-        state.withLock { $0.tokens[token] = issued }
+        state.withLock {
+            $0.tokens[token] = issued
+            $0.linked.insert(user.id)
+        }
         return token
     }
 
@@ -99,6 +111,7 @@ public final class KakaoStandIn: Sendable {
         state.withLock { state in
             let theirs = state.tokens.filter { $0.value.user.id == userID }.map(\.key)
             for token in theirs { state.tokens[token] = nil }
+            state.linked.remove(userID)
             return theirs.count
         }
     }
@@ -126,8 +139,28 @@ public final class KakaoStandIn: Sendable {
         }
     }
 
+    /// The admin key the unlink API accepts (`Authorization: KakaoAK <key>`).
+    public var adminKey: String? {
+        get { state.withLock { $0.adminKey } }
+        set { state.withLock { $0.adminKey = newValue } }
+    }
+
+    /// The ids unlinked through the admin-key unlink API, in order.
+    public var unlinkedByAdmin: [Int64] { state.withLock { $0.unlinkedByAdmin } }
+    /// Calls of the unlink API, refused ones too.
+    public var unlinkCalls: Int { state.withLock { $0.unlinkCalls } }
+
+    /// The unlink API's next answers (`times` nil: until cleared with nil).
+    public func setUnlinkFault(_ fault: KakaoFault?, times: Int? = nil) { state.withLock { $0.unlinkFault.set(fault, times: times) } }
+
+    /// Whether `userID` is still linked to the app.
+    public func isLinked(_ userID: Int64) -> Bool { state.withLock { $0.linked.contains(userID) } }
+
     public func start(logger: Logger? = nil) async throws -> StandInServer {
         let router = Router()
+        router.post("/v1/user/unlink") { request, _ in
+            await self.answerUnlink(request)
+        }
         router.post("/sandbox/security-events") { request, _ -> Response in
             guard let pusher = self.securityEventPusher else {
                 return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -204,6 +237,42 @@ public final class KakaoStandIn: Sendable {
         let answeredID = answerAnotherUser ? issued.user.id &+ 1 : issued.user.id
         let secure = request.uri.queryParameters.get("secure_resource") == "true"
         return Reply.json(200, issued.user.userMe(id: answeredID, secureResource: secure), contentType: Reply.kakaoJSON)
+    }
+
+    /// `POST /v1/user/unlink` with the admin key: `Authorization: KakaoAK <admin key>` and the form
+    /// `target_id_type=user_id&target_id=<id>`; `{"id"}`, or -101 for a user not linked to the app. (The user-token form,
+    /// `Authorization: Bearer`, is not what the service sends and is refused here.)
+    private func answerUnlink(_ request: Request) async -> Response {
+        let (fault, adminKey) = state.withLock { state in
+            state.unlinkCalls += 1
+            return (state.unlinkFault.take(), state.adminKey)
+        }
+        switch fault {
+        case .delay(let duration): try? await Task.sleep(for: duration)
+        case .errorCode(let code, let status): return Self.error(status, code: code, KakaoFault.message(for: code))
+        case .httpStatus(let status, let body): return Reply.text(status, body, contentType: Reply.kakaoJSON)
+        case .rawBody(let body, let contentType): return Reply.text(200, body, contentType: contentType)
+        case .mismatchedUserMe, nil: break
+        }
+        let values = request.headers[values: .authorization]
+        guard let adminKey, values.count == 1, values[0] == "KakaoAK " + adminKey else {
+            return Self.error(401, code: -401, "wrong appKey(\(values.first?.prefix(8) ?? "")) format")
+        }
+        guard request.mediaType == "application/x-www-form-urlencoded", let body = try? await request.bodyBytes() else {
+            return Self.error(400, code: -2, "the body must be a form")
+        }
+        let fields = FormFields.parse(String(decoding: body, as: UTF8.self))
+        guard fields["target_id_type"] == "user_id", let text = fields["target_id"], let id = Int64(text), id > 0 else {
+            return Self.error(400, code: -2, "target_id_type=user_id and a numeric target_id are required")
+        }
+        let wasLinked = state.withLock { state in
+            guard state.linked.remove(id) != nil else { return false }
+            state.tokens = state.tokens.filter { $0.value.user.id != id }
+            state.unlinkedByAdmin.append(id)
+            return true
+        }
+        guard wasLinked else { return Self.error(400, code: -101, "not registered user") }
+        return Reply.json(200, ["id": .int(id)], contentType: Reply.kakaoJSON)
     }
 
     private func answerJWKS() -> Response {

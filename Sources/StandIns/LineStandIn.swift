@@ -14,6 +14,8 @@ public final class LineStandIn: Sendable {
     public static let verifyPath = "/oauth2/v2.1/verify"
     public static let profilePath = "/v2/profile"
     public static let certsPath = "/oauth2/v2.1/certs"
+    public static let channelTokenPath = "/oauth2/v3/token"
+    public static let deauthorizePath = "/user/v1/deauthorize"
     public static let issuer = "https://access.line.me"
 
     public struct Account: Sendable, Equatable {
@@ -60,6 +62,12 @@ public final class LineStandIn: Sendable {
         var verifyCalls = 0
         var profileCalls = 0
         var certsCalls = 0
+        /// Stateless channel access tokens handed out by `/oauth2/v3/token`.
+        var channelTokens: Set<String> = []
+        var deauthorizeFault = FaultSlot<Fault>()
+        var deauthorizeCalls = 0
+        /// The people the deauthorize unlinked, in order.
+        var deauthorizedIDs: [String] = []
     }
 
     public let channelID: String
@@ -143,6 +151,8 @@ public final class LineStandIn: Sendable {
         router.get(RouterPath(Self.verifyPath)) { request, _ in await self.verify(request) }
         router.get(RouterPath(Self.profilePath)) { request, _ in await self.profile(request) }
         router.get(RouterPath(Self.certsPath)) { _, _ in self.certs() }
+        router.post(RouterPath(Self.channelTokenPath)) { request, _ in await self.channelToken(request) }
+        router.post(RouterPath(Self.deauthorizePath)) { request, _ in await self.deauthorize(request) }
         return try await StandInServer.start(name: "line", router: router, logger: logger)
     }
 
@@ -177,6 +187,52 @@ public final class LineStandIn: Sendable {
         if let name = issued.account.displayName { body["displayName"] = .string(name) }
         if let picture = issued.account.pictureURL { body["pictureUrl"] = .string(picture) }
         return Reply.json(200, .object(body))
+    }
+
+    /// The deauthorize's next answers (`times` nil: until cleared with nil).
+    public func setDeauthorizeFault(_ fault: Fault?, times: Int? = nil) { state.withLock { $0.deauthorizeFault.set(fault, times: times) } }
+    public var deauthorizeCalls: Int { state.withLock { $0.deauthorizeCalls } }
+    /// The user ids the deauthorize unlinked.
+    public var deauthorizedIDs: [String] { state.withLock { $0.deauthorizedIDs } }
+
+    /// A stateless channel access token: form `grant_type=client_credentials`, `client_id`, `client_secret`.
+    private func channelToken(_ request: Request) async -> Response {
+        guard request.mediaType == "application/x-www-form-urlencoded", let body = try? await request.bodyBytes() else {
+            return Self.error(400, "invalid_request", "form body required")
+        }
+        let fields = FormFields.parse(String(decoding: body, as: UTF8.self))
+        guard fields["grant_type"] == "client_credentials" else { return Self.error(400, "unsupported_grant_type", "grant_type") }
+        guard fields["client_id"] == channelID, fields["client_secret"] == channelSecret else {
+            return Self.error(400, "invalid_client", "invalid client")
+        }
+        let token = "eyJ" + Base64URL.encode(SecureRandom.bytes(count: 48))
+        state.withLock { _ = $0.channelTokens.insert(token) }
+        return Reply.json(200, ["token_type": "Bearer", "access_token": .string(token), "expires_in": 900])
+    }
+
+    /// `Authorization: Bearer <channel access token>`, JSON `{"userAccessToken"}`: 204, or 400 `{"message": "invalid
+    /// token"}` for a token that is no longer live (already unlinked or deauthorized).
+    private func deauthorize(_ request: Request) async -> Response {
+        let fault = state.withLock { state in
+            state.deauthorizeCalls += 1
+            return state.deauthorizeFault.take()
+        }
+        if let replaced = await Self.apply(fault) { return replaced }
+        let values = request.headers[values: .authorization]
+        guard values.count == 1, values[0].hasPrefix("Bearer "),
+              state.withLock({ $0.channelTokens.contains(String(values[0].dropFirst("Bearer ".count))) })
+        else { return Reply.json(401, ["message": "Authentication failed"]) }
+        guard request.mediaType == "application/json", let body = try? await request.bodyBytes(),
+              let json = JSONValue.parse(body[...]), let token = json["userAccessToken"]?.stringValue
+        else { return Reply.json(400, ["message": "The request body has 1 error(s)"]) }
+        let unlinked = state.withLock { state -> Bool in
+            guard let issued = state.tokens[token], ContinuousClock.now < issued.expiresAt else { return false }
+            state.tokens = state.tokens.filter { $0.value.account.userID != issued.account.userID }
+            state.deauthorizedIDs.append(issued.account.userID)
+            return true
+        }
+        guard unlinked else { return Reply.json(400, ["message": "invalid token"]) }
+        return Reply.text(204, "", contentType: "application/json")
     }
 
     private func certs() -> Response {

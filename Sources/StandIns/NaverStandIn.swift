@@ -43,6 +43,11 @@ public final class NaverStandIn: Sendable {
         var tokens: [String: Account] = [:]
         var fault = FaultSlot<Fault>()
         var calls = 0
+        /// `POST /oauth2.0/revoke`'s next answers: this HTTP status with Naver's error body.
+        var revokeFault = FaultSlot<Int>()
+        var revokeCalls = 0
+        /// The people whose token the revoke killed, in order.
+        var revokedIDs: [String] = []
     }
 
     private let state = Mutex(State())
@@ -70,6 +75,11 @@ public final class NaverStandIn: Sendable {
     }
 
     public func setFault(_ fault: Fault?, times: Int? = nil) { state.withLock { $0.fault.set(fault, times: times) } }
+    /// The revoke's next answers are this status (503: `temporarily_unavailable`).
+    public func setRevokeFault(_ status: Int?, times: Int? = nil) { state.withLock { $0.revokeFault.set(status, times: times) } }
+    public var revokeCalls: Int { state.withLock { $0.revokeCalls } }
+    /// The ids of the people whose live token the revoke ended.
+    public var revokedIDs: [String] { state.withLock { $0.revokedIDs } }
     public var calls: Int { state.withLock { $0.calls } }
 
     /// The form body Naver posts to the unlink callback URL for the person `id` (docs/api.md#navers-unlink-callback):
@@ -90,6 +100,8 @@ public final class NaverStandIn: Sendable {
         router.get(RouterPath(Self.profilePath)) { request, _ in await self.answer(request) }
         // Naver's guide lists POST too.
         router.post(RouterPath(Self.profilePath)) { request, _ in await self.answer(request) }
+        // nid.naver.com's (`naver.auth_base_url`): the tests and the sandbox serve both hosts from this one server.
+        router.post(RouterPath(Self.revokePath)) { request, _ in await self.answerRevoke(request) }
         return try await StandInServer.start(name: "naver", router: router, logger: logger)
     }
 
@@ -125,6 +137,34 @@ public final class NaverStandIn: Sendable {
         profile["enc_id"] = .string("internal")
         profile["gender"] = .string("U")
         return Reply.json(200, ["resultcode": "00", "message": "success", "response": .object(profile)], contentType: Self.json)
+    }
+
+    public static let revokePath = "/oauth2.0/revoke"
+
+    /// RFC 7009 as Naver runs it: a form with `client_id`, `client_secret`, `token` and `token_type_hint`; 200 with an
+    /// empty body, also for a token it does not know; 401 `unauthorized_client` for a wrong client; 400 `invalid_request`.
+    private func answerRevoke(_ request: Request) async -> Response {
+        let fault = state.withLock { state in
+            state.revokeCalls += 1
+            return state.revokeFault.take()
+        }
+        if let status = fault {
+            return Reply.json(status, ["error": "temporarily_unavailable", "error_description": "error"], contentType: Self.json)
+        }
+        guard request.mediaType == "application/x-www-form-urlencoded", let body = try? await request.bodyBytes() else {
+            return Reply.json(400, ["error": "invalid_request", "error_description": "form body required"], contentType: Self.json)
+        }
+        let fields = FormFields.parse(String(decoding: body, as: UTF8.self))
+        guard fields["client_id"] == clientID, fields["client_secret"] == clientSecret else {
+            return Reply.json(401, ["error": "unauthorized_client", "error_description": "Client authentication failed."], contentType: Self.json)
+        }
+        guard let token = fields["token"], !token.isEmpty, (fields["token_type_hint"] ?? "access_token") == "access_token" else {
+            return Reply.json(400, ["error": "invalid_request", "error_description": "token required"], contentType: Self.json)
+        }
+        state.withLock { state in
+            if let account = state.tokens.removeValue(forKey: token) { state.revokedIDs.append(account.id) }
+        }
+        return Reply.text(200, "", contentType: Self.json)
     }
 
     private static let json = "application/json;charset=utf-8"

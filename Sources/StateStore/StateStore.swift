@@ -67,6 +67,9 @@ public protocol StateStore: Service, Sendable {
     /// Both steps succeeded: done, lease released; `deleteExpired` removes it a day later.
     func finish(id: String) async throws(StateStoreError)
 
+    /// The event with this id, in whatever state (an account deletion asked again is answered from it), or nil.
+    func event(id: String) async throws(StateStoreError) -> UnlinkEvent?
+
     /// The events in `state`, oldest first (`kakao-bridge unlinks`).
     func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent]
 

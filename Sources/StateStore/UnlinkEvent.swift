@@ -1,5 +1,6 @@
-/// One unlink webhook call (docs/api.md#kakaos-unlink-webhook), or one event of a Kakao security event token (docs/api.md#kakaos-security-events), as the queue keeps it
-/// until both of its steps have succeeded or its deadline has passed. No token and no email: the uid is the only account
+/// One unlink webhook call (docs/api.md#kakaos-unlink-webhook), one event of a Kakao security event token (docs/api.md#kakaos-security-events),
+/// or one account deletion (docs/api.md#deleting-an-account, `kind` `.deletion`), as the queue keeps it until its steps
+/// have succeeded or its deadline has passed. No token and no email: the uid is the only account
 /// detail, and only once step `firebase` found it.
 public struct UnlinkEvent: Sendable, Equatable {
     /// Chosen by the caller so that Kakao's repeated call is the same event (for example a digest of the app id, the
@@ -22,6 +23,13 @@ public struct UnlinkEvent: Sendable, Equatable {
     public var state: UnlinkEventState
     public var firebase: UnlinkStepProgress
     public var backend: UnlinkStepProgress
+    /// What the event is: an account event (every event before deletions) or an account deletion.
+    public let kind: UnlinkEventKind
+    /// A deletion's unlink at the provider; `.skipped` for the account events, which have no such step.
+    public var providerUnlink: UnlinkStepProgress
+    /// A deletion of a linked account (docs/api.md#linking-to-an-existing-firebase-account): the link record
+    /// `kakao:<id>`, deleted with the account. nil otherwise.
+    public let linkRecord: String?
     /// What step `firebase` found: the uid that got the action, or nil when there was no user (or not looked up yet).
     public var uid: String?
     /// When the event is next due for a claim.
@@ -35,7 +43,8 @@ public struct UnlinkEvent: Sendable, Equatable {
     /// A new, pending event: both steps pending and due at once.
     public init(
         id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, eventType: String? = nil,
-        provider: String? = nil, providerID: String? = nil
+        provider: String? = nil, providerID: String? = nil, kind: UnlinkEventKind = .accountEvent,
+        providerUnlink: UnlinkStepState = .skipped, linkRecord: String? = nil
     ) {
         self.id = id
         self.kakaoID = kakaoID
@@ -48,6 +57,9 @@ public struct UnlinkEvent: Sendable, Equatable {
         self.state = .pending
         self.firebase = UnlinkStepProgress(nextAttemptAt: receivedAt)
         self.backend = UnlinkStepProgress(nextAttemptAt: receivedAt)
+        self.kind = kind
+        self.providerUnlink = UnlinkStepProgress(state: providerUnlink, nextAttemptAt: receivedAt)
+        self.linkRecord = linkRecord
         self.uid = nil
         self.nextAttemptAt = receivedAt
         self.lastErrorCode = nil
@@ -59,7 +71,8 @@ public struct UnlinkEvent: Sendable, Equatable {
         id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, state: UnlinkEventState,
         firebase: UnlinkStepProgress, backend: UnlinkStepProgress, uid: String?, nextAttemptAt: Int64,
         lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64, eventType: String?,
-        provider: String? = nil, providerID: String? = nil
+        provider: String? = nil, providerID: String? = nil, kind: UnlinkEventKind = .accountEvent,
+        providerUnlink: UnlinkStepProgress? = nil, linkRecord: String? = nil
     ) {
         self.id = id
         self.kakaoID = kakaoID
@@ -72,6 +85,9 @@ public struct UnlinkEvent: Sendable, Equatable {
         self.state = state
         self.firebase = firebase
         self.backend = backend
+        self.kind = kind
+        self.providerUnlink = providerUnlink ?? UnlinkStepProgress(state: .skipped, nextAttemptAt: receivedAt)
+        self.linkRecord = linkRecord
         self.uid = uid
         self.nextAttemptAt = nextAttemptAt
         self.lastErrorCode = lastErrorCode
@@ -80,9 +96,34 @@ public struct UnlinkEvent: Sendable, Equatable {
     }
 
     public subscript(step: UnlinkStep) -> UnlinkStepProgress {
-        get { step == .firebase ? firebase : backend }
-        set { if step == .firebase { firebase = newValue } else { backend = newValue } }
+        get {
+            switch step {
+            case .firebase: firebase
+            case .backend: backend
+            case .providerUnlink: providerUnlink
+            }
+        }
+        set {
+            switch step {
+            case .firebase: firebase = newValue
+            case .backend: backend = newValue
+            case .providerUnlink: providerUnlink = newValue
+            }
+        }
     }
+}
+
+/// What a queued event is.
+public enum UnlinkEventKind: String, Sendable, Equatable, CaseIterable {
+    /// An unlink webhook call, a security event, a provider's unlink callback.
+    case accountEvent = "account_event"
+    /// An account deleted through the service (docs/api.md#deleting-an-account): its id is `UnlinkEvent.deletionID(uid:)`.
+    case deletion
+}
+
+extension UnlinkEvent {
+    /// The id of the deletion of `uid`: one record per account, so that a deletion asked again finds it.
+    public static func deletionID(uid: String) -> String { "deletion:" + uid }
 }
 
 public enum UnlinkEventState: String, Sendable, Equatable, CaseIterable {
@@ -91,15 +132,22 @@ public enum UnlinkEventState: String, Sendable, Equatable, CaseIterable {
     case done
 }
 
-/// The two steps of an unlink (docs/api.md#kakaos-unlink-webhook) that talk to an outside system: the Firebase action (step 2) and the backend's call (step 3).
+/// The steps of an unlink (docs/api.md#kakaos-unlink-webhook) that talk to an outside system: the Firebase action (step 2) and the backend's call (step 3);
+/// a deletion (docs/api.md#deleting-an-account) also unlinks at the provider first.
 public enum UnlinkStep: String, Sendable, Equatable, CaseIterable {
     case firebase
     case backend
+    /// Only a deletion's: the columns `provider_unlink_*`.
+    case providerUnlink = "provider_unlink"
 }
 
 public enum UnlinkStepState: String, Sendable, Equatable {
     case pending
     case done
+    /// Nothing to do: a deletion's unlink without the admin key or the person's token, a backend without `backend.unlink_url`.
+    case skipped
+    /// A deletion's Naver or LINE unlink that failed: the person's token is never kept, so it cannot be retried.
+    case failed
 }
 
 public struct UnlinkStepProgress: Sendable, Equatable {

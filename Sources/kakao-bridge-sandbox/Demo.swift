@@ -66,7 +66,7 @@ struct Demo: AsyncParsableCommand {
         await world.stop()
 
         if walk.failures.isEmpty {
-            Console.out("demo: all six steps, the Firebase user record, the three refusals, the security event and the unlink behaved as expected.")
+            Console.out("demo: all six steps, the Firebase user record, the three refusals, the security event, the unlink and the three deletions behaved as expected.")
         } else {
             Console.out("demo: FAILED (\(walk.failures.count)):")
             for failure in walk.failures { Console.out("  - \(failure)") }

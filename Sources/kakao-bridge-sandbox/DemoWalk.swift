@@ -48,8 +48,10 @@ struct DemoWalk {
             expecting: "user_disabled", status: 403
         )
         await walkSecurityEvent()
-        // Last: it ends the valid user's Kakao login.
+        // Near the end: it ends the valid user's Kakao login.
         await walkUnlink()
+        // Last: every account of the demo deleted.
+        await walkDeletions()
     }
 
     // MARK: The six steps

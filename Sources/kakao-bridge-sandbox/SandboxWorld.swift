@@ -115,6 +115,8 @@ final class SandboxWorld: Sendable {
                 config.firebase.iamCredentialsURL = iamURL
             }
             config.kakao.apiBaseURL = standIns.kakaoBaseURL
+            // Kakao's unlink API takes the admin key the webhook is opened with (an account's deletion unlinks with it).
+            standIns.kakao.adminKey = config.kakao.adminKey
             config.firebase.identityToolkitURL = standIns.identityToolkitBaseURL
             config.firebase.securetokenCertsURL = standIns.certificatesURL
             config.backend.loginCompleteURL = standIns.backendURL

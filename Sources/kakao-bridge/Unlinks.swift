@@ -10,7 +10,7 @@ import StateStore
 /// `kakao-bridge unlinks`: the unlink queue of a durable store, for operators (docs/operations.md#the-unlink-queue).
 struct Unlinks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the pending and failed unlink events of the state store as JSON lines; --retry-failed puts the failed ones back.",
+        abstract: "Print the pending and failed unlink events and account deletions of the state store as JSON lines; --retry-failed puts the failed ones back.",
         discussion: """
             Needs a durable store (state.url) and reads only the state.* and log.* keys: the other keys, and the secret \
             files they name, are not read. No token or email is printed: the Kakao id, the uid and the steps' codes.
@@ -72,6 +72,11 @@ struct Unlinks: AsyncParsableCommand {
         writer.openObject()
         writer.key("id")
         writer.string(event.id)
+        // An account deletion (docs/api.md#deleting-an-account) says so; the other events keep the lines they had.
+        if event.kind == .deletion {
+            writer.key("kind")
+            writer.string(event.kind.rawValue)
+        }
         if let provider = event.provider, let providerID = event.providerID {
             // Another provider's unlink (Naver's callback, docs/api.md#navers-unlink-callback): its name and id, not the
             // mark key that stands in for a Kakao id.
@@ -93,7 +98,7 @@ struct Unlinks: AsyncParsableCommand {
         writer.string(event.state.rawValue)
         writer.member("uid", event.uid)
         writer.member("error", event.lastErrorCode)
-        for step in UnlinkStep.allCases {
+        for step in UnlinkStep.allCases where step != .providerUnlink || event.kind == .deletion {
             let progress = event[step]
             writer.key(step.rawValue)
             writer.openObject()

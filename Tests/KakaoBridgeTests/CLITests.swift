@@ -40,7 +40,12 @@ struct CLITests {
         // Kakao's security event: a session revoked at Kakao refuses the next hook call.
         #expect(run.stdout.contains("ok: a session revoked at Kakao refuses the next hook call"))
         #expect(run.stdout.contains("hook again       the same ID token -> 401 id_token_revoked"))
-        #expect(run.stdout.contains("demo: all six steps, the Firebase user record, the three refusals, the security event and the unlink behaved as expected."))
+        // The end: each person's account deleted, the social login's link revoked (docs/api.md#deleting-an-account).
+        for provider in ["Kakao", "Naver", "LINE"] {
+            #expect(run.stdout.contains("Delete: the backend deletes the \(provider) user's account"))
+        }
+        #expect(run.stdout.contains("\"event\":\"deleted\""))
+        #expect(run.stdout.contains("demo: all six steps, the Firebase user record, the three refusals, the security event, the unlink and the three deletions behaved as expected."))
         let tokenLike = try Regex("[A-Za-z0-9_-]{40,}")
         let printed = run.stdout + run.stderr
         let leaks = printed.matches(of: tokenLike).map { String(printed[$0.range]) }

@@ -218,6 +218,7 @@ struct OpenAPIDocumentTests {
             config.kakao.events.audiences = [SecurityEventRuleTests.audience]
             config.kakao.oidc.audiences = [OIDC.audience]
             config.linking.byVerifiedEmail = true
+            config.delete.selfService = true
         }
         return try await RouterWorld.with(options) { world in
             var answers = Answers()
@@ -344,6 +345,46 @@ struct OpenAPIDocumentTests {
             answers.add(.revoke, .post, 504, "Admin API slow", try await world.post("/v1/users/revoke", headers: [hookBearer], body: #"{"uid": "revoke-me"}"#))
             world.admin.fail(with: nil)
 
+            // POST /v1/users/delete
+            let deleteUser = "/v1/users/delete"
+            for uid in ["kakao:55", "kakao:56", "kakao:57", "kakao:\(FakeProviderUnlink.failingKakaoID)"] {
+                world.admin.seed(FirebaseUserRecord(uid: uid))
+            }
+            answers.add(.deleteUser, .post, 200, "deleted", try await world.post(deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:55"}"#))
+            answers.add(.deleteUser, .post, 200, "asked again", try await world.post(deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:55"}"#))
+            answers.add(.deleteUser, .post, 202, "Kakao's unlink down", try await world.post(
+                deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:\#(FakeProviderUnlink.failingKakaoID)"}"#
+            ))
+            answers.add(.deleteUser, .post, 400, "no uid", try await world.post(deleteUser, headers: [hookBearer], body: #"{"user": "kakao:56"}"#))
+            answers.add(.deleteUser, .post, 401, "no secret", try await world.post(deleteUser, body: #"{"uid": "kakao:56"}"#))
+            answers.add(.deleteUser, .post, 401, "another person's token", try await world.post(
+                deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:56", "provider_token": "\#(world.validToken(id: 57))"}"#
+            ))
+            answers.add(.deleteUser, .post, 404, "no such user", try await world.post(deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:1"}"#))
+            answers.add(.deleteUser, .post, 413, "body over 64 KiB", try await world.post(deleteUser, headers: [hookBearer], body: tooLarge))
+            world.admin.fail(with: .firebaseAdminUnavailable("The Admin API answered HTTP 503."))
+            answers.add(.deleteUser, .post, 502, "Admin API down", try await world.post(deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:56"}"#))
+            world.admin.fail(with: .upstreamTimeout("The Admin API"))
+            answers.add(.deleteUser, .post, 504, "Admin API slow", try await world.post(deleteUser, headers: [hookBearer], body: #"{"uid": "kakao:56"}"#))
+            world.admin.fail(with: nil)
+
+            // POST /v1/me/delete
+            let deleteMe = "/v1/me/delete"
+            answers.add(.deleteMe, .post, 200, "deleted", try await world.post(
+                deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:57")))], body: ""
+            ))
+            answers.add(.deleteMe, .post, 202, "a pending deletion, asked again", try await world.post(
+                deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:\(FakeProviderUnlink.failingKakaoID)")))], body: ""
+            ))
+            answers.add(.deleteMe, .post, 400, "not JSON", try await world.post(
+                deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:56")))], body: "[1]"
+            ))
+            answers.add(.deleteMe, .post, 401, "no ID token", try await world.post(deleteMe, body: ""))
+            answers.add(.deleteMe, .post, 401, "an old sign-in", try await world.post(
+                deleteMe, headers: [("Authorization", "Bearer " + (try world.idToken(uid: "kakao:56") { $0["auth_time"] = UnixClock.system.now() - 3600 }))],
+                body: ""
+            ))
+
             // Probes and metrics
             answers.add(.healthz, 200, "alive", try await world.get("/healthz"))
             answers.add(.metrics, 200, "exposition", try await world.get("/metrics"))
@@ -365,6 +406,8 @@ struct OpenAPIDocumentTests {
             answers.add(.naverUnlink, .post, 404, "no Naver client secret", try await world.post("/v1/naver/unlink", headers: [form], body: "clientId=x"))
             answers.add(.loginComplete, .post, 404, "no hook secret", try await world.post("/v1/login-complete", headers: [hookBearer], body: "{}"))
             answers.add(.revoke, .post, 404, "no hook secret", try await world.post("/v1/users/revoke", headers: [hookBearer], body: "{}"))
+            answers.add(.deleteUser, .post, 404, "no hook secret", try await world.post("/v1/users/delete", headers: [hookBearer], body: "{}"))
+            answers.add(.deleteMe, .post, 404, "delete.self_service off", try await world.post("/v1/me/delete", headers: [hookBearer], body: ""))
             answers.add(.readyz, 200, "ready", try await world.get("/readyz"))
             return answers.all
         }
@@ -393,6 +436,8 @@ struct OpenAPIDocumentTests {
             answers.add(.loginComplete, .post, 400, "spends the hook's one call", try await world.post("/v1/login-complete", headers: [hookBearer], body: "{}"))
             answers.add(.loginComplete, .post, 429, "over the hook's budget", try await world.post("/v1/login-complete", headers: [hookBearer], body: "{}"))
             answers.add(.revoke, .post, 429, "over the hook's budget", try await world.post("/v1/users/revoke", headers: [hookBearer], body: "{}"))
+            answers.add(.deleteUser, .post, 429, "over the hook's budget", try await world.post("/v1/users/delete", headers: [hookBearer], body: "{}"))
+            answers.add(.deleteMe, .post, 429, "over budget", try await world.post("/v1/me/delete", body: ""))
             return answers.all
         }
     }
@@ -423,6 +468,8 @@ struct OpenAPIDocumentTests {
             try await call(.naverUnlink, .post, "/v1/naver/unlink")
             try await call(.loginComplete, .post, "/v1/login-complete")
             try await call(.revoke, .post, "/v1/users/revoke")
+            try await call(.deleteUser, .post, "/v1/users/delete")
+            try await call(.deleteMe, .post, "/v1/me/delete")
             try await call(.readyz, .get, "/readyz")
             return answers.all
         }

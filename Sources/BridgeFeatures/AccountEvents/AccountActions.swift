@@ -44,14 +44,22 @@ package final class AccountActions: Sendable {
     let unlinkNotifier: (any UnlinkNotifying)?
     /// Present exactly when `backend.events_url` is set.
     let eventsNotifier: (any SecurityEventNotifying)?
+    /// Kakao's admin-key unlink, step 1 of a Kakao account's deletion (docs/api.md#deleting-an-account); present exactly
+    /// when `kakao.admin_key` is set.
+    package let kakaoUnlinker: (any ProviderUnlinking)?
+    /// Counts deletions by provider and outcome.
+    package let deletionMeters: DeletionMeters
     let clock: UnixClock
 
     init(
         unlinkAction: UnlinkAction, uidPrefix: String, admin: FirebaseAdmin, shared: SharedState, retrySeconds: Int64,
         leaseSeconds: Int64, kakaoCache: KakaoVerificationCache?, userCache: UserRecordCache?,
         unlinkNotifier: (any UnlinkNotifying)?, eventsNotifier: (any SecurityEventNotifying)?, meters: UnlinkMeters,
-        clock: UnixClock, logger: Logger, naverUIDPrefix: String = "naver:", naverCache: ProviderVerificationCache<NaverUser>? = nil
+        clock: UnixClock, logger: Logger, naverUIDPrefix: String = "naver:", naverCache: ProviderVerificationCache<NaverUser>? = nil,
+        kakaoUnlinker: (any ProviderUnlinking)? = nil, deletionMeters: DeletionMeters = DeletionMeters()
     ) {
+        self.kakaoUnlinker = kakaoUnlinker
+        self.deletionMeters = deletionMeters
         self.naverUIDPrefix = naverUIDPrefix
         self.naverCache = naverCache
         self.unlinkAction = unlinkAction
@@ -116,6 +124,7 @@ package final class AccountActions: Sendable {
             }
         }
         defer { renewal.cancel() }
+        if event.kind == .deletion { return await deletionSteps(event, context: context) }
         let store = shared.store
         let owner = shared.instanceID
         let action = AccountAction(queued: event.eventType)
@@ -185,7 +194,7 @@ package final class AccountActions: Sendable {
     }
 
     /// Backoff from 1 s, doubling, up to 5 minutes; past the event's deadline it is marked failed and logged at error.
-    private func giveUpOrRetry(
+    func giveUpOrRetry(
         _ event: UnlinkEvent, _ action: AccountAction, _ step: UnlinkStep, _ problem: Problem, uid: String?
     ) async -> Outcome {
         let attempts = event[step].attempts + 1
@@ -197,10 +206,13 @@ package final class AccountActions: Sendable {
         metadata["attempts"] = .stringConvertible(attempts)
         if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
         // The webhook's events keep the words operators' alerts were written for (docs/operations.md).
-        let kind = event.eventType == nil ? "unlink" : "security event"
+        let kind = event.kind == .deletion ? "account deletion" : event.eventType == nil ? "unlink" : "security event"
         if next > event.deadline {
             _ = try? await shared.store.markFailed(id: event.id, errorCode: problem.code.rawValue)
             meters.count(step, .failed)
+            if event.kind == .deletion, let provider = event.provider.flatMap(Provider.init(rawValue:)) {
+                deletionMeters.count(provider, .failed)
+            }
             logger.error(
                 "\(kind) event failed: kakao.unlink_retry_hours passed; `kakao-bridge unlinks --retry-failed` puts it back", metadata: metadata
             )
@@ -213,7 +225,7 @@ package final class AccountActions: Sendable {
         return .pending
     }
 
-    private func metadata(_ event: UnlinkEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
+    func metadata(_ event: UnlinkEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["event": "\(event.id)"]
         if let provider = event.provider, let id = event.providerID {
             metadata["provider"] = "\(provider)"

@@ -144,6 +144,15 @@ public struct BridgeConfig: Sendable, Equatable {
         public init() {}
     }
 
+    /// Account deletion (docs/api.md#deleting-an-account). `POST /v1/users/delete` is on with `hook.secret`.
+    public struct Delete: Sendable, Equatable {
+        /// `POST /v1/me/delete`: the app deletes its signed-in person's account with their Firebase ID token.
+        public var selfService = false
+        /// How old the ID token's sign-in (`auth_time`) may be for `POST /v1/me/delete`.
+        public var maxAuthAgeSeconds = 300
+        public init() {}
+    }
+
     public struct Upstream: Sendable, Equatable {
         public var timeoutMS = 5000
         public var maxInFlight = 256
@@ -196,6 +205,7 @@ public struct BridgeConfig: Sendable, Equatable {
     public var hook = Hook()
     public var legacy = Legacy()
     public var linking = Linking()
+    public var delete = Delete()
     public var upstream = Upstream()
     public var rateLimit = RateLimit()
     public var state = State()

@@ -113,6 +113,8 @@ package struct ConfigKey {
             ConfigKey("hook.check_revoked", .bool(\.hook.checkRevoked)),
             ConfigKey("legacy.enabled", .bool(\.legacy.enabled)),
             ConfigKey("linking.by_verified_email", .bool(\.linking.byVerifiedEmail)),
+            ConfigKey("delete.self_service", .bool(\.delete.selfService)),
+            ConfigKey("delete.max_auth_age_seconds", .int(\.delete.maxAuthAgeSeconds)),
             ConfigKey("upstream.timeout_ms", .int(\.upstream.timeoutMS)),
             ConfigKey("upstream.max_in_flight", .int(\.upstream.maxInFlight)),
             ConfigKey("upstream.allow_insecure", .bool(\.upstream.allowInsecure)),

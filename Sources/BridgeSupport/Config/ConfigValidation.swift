@@ -27,6 +27,7 @@ package enum ConfigValidation {
         firebaseIssues(config.firebase, found)
         backendIssues(config, found)
         hookSecretIssues(config.hook.secrets, check: found.check)
+        found.range(config.delete.maxAuthAgeSeconds, 1...86_400, "delete.max_auth_age_seconds")
         limitIssues(config, found)
         logAndTracingIssues(config, found)
         return found.issues
@@ -108,8 +109,11 @@ package enum ConfigValidation {
         found.check(backend.loginCompleteURL.isEmpty || !config.firebase.webAPIKey.isEmpty, "backend.login_complete_url",
                     "needs firebase.web_api_key (step 6 sends the Firebase ID token, which only the step 4 exchange obtains)")
         found.url(backend.unlinkURL, "backend.unlink_url", optional: true)
-        found.check(backend.unlinkURL.isEmpty || !config.kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled, "backend.unlink_url",
-                    "needs kakao.admin_key or naver.client_secret (the unlink webhook and Naver's unlink callback, which this URL is told about, are off without them)")
+        found.check(
+            backend.unlinkURL.isEmpty || !config.kakao.adminKey.isEmpty || config.naver.unlinkCallbackEnabled || !config.hook.secret.isEmpty,
+            "backend.unlink_url",
+            "needs kakao.admin_key, naver.client_secret or hook.secret (the unlink webhook, Naver's unlink callback and account deletion, which this URL is told about, are off without them)"
+        )
         found.check(backend.unlinkURL.isEmpty || !config.hook.secret.isEmpty, "backend.unlink_url",
                     "needs hook.secret (the notification is sent with `Authorization: Bearer <hook.secret>`)")
         found.url(backend.eventsURL, "backend.events_url", optional: true)

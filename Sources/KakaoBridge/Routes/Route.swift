@@ -18,6 +18,8 @@ enum Route: String, CaseIterable, Sendable {
     case legacy = "/v1/kakao/{access_token}"
     case loginComplete = "/v1/login-complete"
     case revoke = "/v1/users/revoke"
+    case deleteUser = "/v1/users/delete"
+    case deleteMe = "/v1/me/delete"
     case healthz = "/healthz"
     case readyz = "/readyz"
     case metrics = "/metrics"
@@ -64,7 +66,7 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .kakaoNonce, .legacy, .healthz, .readyz, .metrics: [.get]
         case .kakaoUnlink: [.get, .post]
-        case .loginComplete, .revoke, .kakaoEvents, .naverUnlink: [.post]
+        case .loginComplete, .revoke, .kakaoEvents, .naverUnlink, .deleteUser, .deleteMe: [.post]
         }
     }
 
@@ -76,23 +78,25 @@ enum Route: String, CaseIterable, Sendable {
         switch self {
         case .tokenExchange, .legacy: .login
         case .kakaoNonce: .child
-        case .kakaoUnlink, .kakaoEvents, .naverUnlink, .loginComplete, .revoke, .healthz, .readyz, .metrics: .inPlace
+        case .kakaoUnlink, .kakaoEvents, .naverUnlink, .loginComplete, .revoke, .deleteUser, .deleteMe, .healthz, .readyz, .metrics:
+            .inPlace
         }
     }
 
     var clientLimit: ClientLimit {
         switch self {
-        case .tokenExchange, .kakaoNonce, .legacy: .applies
+        case .tokenExchange, .kakaoNonce, .legacy, .deleteMe: .applies
         case .kakaoUnlink, .naverUnlink: .refusalsCharged
         // Kakao's SETs prove themselves by signature, and Kakao must never be told to back off.
-        case .kakaoEvents, .loginComplete, .revoke, .healthz, .readyz, .metrics: .exempt
+        case .kakaoEvents, .loginComplete, .revoke, .deleteUser, .healthz, .readyz, .metrics: .exempt
         }
     }
 
     var listener: Listener {
         switch self {
         case .healthz, .readyz, .metrics: .admin
-        case .tokenExchange, .kakaoNonce, .kakaoUnlink, .kakaoEvents, .naverUnlink, .legacy, .loginComplete, .revoke: .public
+        case .tokenExchange, .kakaoNonce, .kakaoUnlink, .kakaoEvents, .naverUnlink, .legacy, .loginComplete, .revoke, .deleteUser,
+             .deleteMe: .public
         }
     }
 
@@ -101,7 +105,9 @@ enum Route: String, CaseIterable, Sendable {
     var crossOrigin: CrossOrigin {
         switch self {
         case .tokenExchange, .kakaoNonce: .allowed
-        case .kakaoUnlink, .kakaoEvents, .naverUnlink, .legacy, .loginComplete, .revoke, .healthz, .readyz, .metrics: .sameOriginOnly
+        // An account's deletion is the backend's call, or the app's own (native apps need no CORS).
+        case .kakaoUnlink, .kakaoEvents, .naverUnlink, .legacy, .loginComplete, .revoke, .deleteUser, .deleteMe, .healthz, .readyz,
+             .metrics: .sameOriginOnly
         }
     }
 
@@ -163,6 +169,8 @@ func buildRouter(
         LegacyController(login: holder.live { $0.legacyLogin }).register(on: router)
         LoginCompleteController(hook: holder.live { $0.hook }, hookLimit: hookLimit).register(on: router)
         RevokeController(revocation: holder.live { $0.revocation }, hookLimit: hookLimit).register(on: router)
+        UserDeletionController(deletion: holder.live { $0.deletion }, hookLimit: hookLimit).register(on: router)
+        SelfDeletionController(deletion: holder.live { $0.deletion }).register(on: router)
     }
     if listeners.contains(.admin) {
         HealthController(holder: holder, storeHealth: storeHealth).register(on: router)

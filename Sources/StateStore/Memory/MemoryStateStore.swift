@@ -156,6 +156,10 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
+    public func event(id: String) async throws(StateStoreError) -> UnlinkEvent? {
+        tables.withLock { t in t.events[id] }
+    }
+
     public func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent] {
         tables.withLock { t in
             t.events.values.filter { $0.state == state }
@@ -245,7 +249,9 @@ public final class MemoryStateStore: StateStore {
         var copy = UnlinkEvent(
             id: event.id, kakaoID: event.kakaoID, reason: event.reason, receivedAt: event.receivedAt, deadline: deadline,
             state: .pending, firebase: event.firebase, backend: event.backend, uid: event.uid, nextAttemptAt: now,
-            lastErrorCode: event.lastErrorCode, leaseOwner: nil, leaseExpiresAt: 0, eventType: event.eventType
+            lastErrorCode: event.lastErrorCode, leaseOwner: nil, leaseExpiresAt: 0, eventType: event.eventType,
+            provider: event.provider, providerID: event.providerID, kind: event.kind, providerUnlink: event.providerUnlink,
+            linkRecord: event.linkRecord
         )
         for step in UnlinkStep.allCases where copy[step].state == .pending { copy[step].nextAttemptAt = now }
         return copy

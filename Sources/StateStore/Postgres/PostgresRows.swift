@@ -24,6 +24,9 @@ extension PostgresRandomAccessRow {
         guard let state = UnlinkEventState(rawValue: try value("state", as: String.self)) else {
             throw StateStoreError(.incompatibleSchema, "unknown event state")
         }
+        guard let kind = UnlinkEventKind(rawValue: try value("kind", as: String.self)) else {
+            throw StateStoreError(.incompatibleSchema, "unknown event kind")
+        }
         return UnlinkEvent(
             id: try value("id"), kakaoID: try value("kakao_id"), reason: try value("reason"),
             receivedAt: try value("received_at"), deadline: try value("deadline"), state: state,
@@ -31,7 +34,8 @@ extension PostgresRandomAccessRow {
             nextAttemptAt: try value("next_attempt_at"), lastErrorCode: try value("last_error", as: String?.self),
             leaseOwner: try value("lease_owner", as: String?.self), leaseExpiresAt: try value("lease_expires_at"),
             eventType: try value("event_type", as: String?.self), provider: try value("provider", as: String?.self),
-            providerID: try value("provider_id", as: String?.self)
+            providerID: try value("provider_id", as: String?.self),
+            kind: kind, providerUnlink: try step(.providerUnlink), linkRecord: try value("link_record", as: String?.self)
         )
     }
 }

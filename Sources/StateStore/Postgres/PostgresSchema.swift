@@ -57,6 +57,15 @@ enum PostgresSchema {
             "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider TEXT",
             "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider_id TEXT",
         ]),
+        // Account deletions (docs/api.md#deleting-an-account): their kind, the link record, the unlink at the provider.
+        (4, [
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN kind TEXT NOT NULL DEFAULT 'account_event'",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN link_record TEXT",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider_unlink_state TEXT NOT NULL DEFAULT 'skipped'",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider_unlink_attempts INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider_unlink_next_attempt_at BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE S.kakao_bridge_unlink_events ADD COLUMN provider_unlink_last_error TEXT",
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -257,7 +257,9 @@ public final class PostgresStateStore: StateStore {
                     \(e.nextAttemptAt), \(e.lastErrorCode), \(e.uid), \(e.leaseOwner), \(e.leaseExpiresAt),
                     \(e.firebase.state.rawValue), \(Int32(e.firebase.attempts)), \(e.firebase.nextAttemptAt), \(e.firebase.lastErrorCode),
                     \(e.backend.state.rawValue), \(Int32(e.backend.attempts)), \(e.backend.nextAttemptAt), \(e.backend.lastErrorCode),
-                    \(e.eventType), \(e.provider), \(e.providerID))
+                    \(e.eventType), \(e.provider), \(e.providerID), \(e.kind.rawValue), \(e.linkRecord),
+                    \(e.providerUnlink.state.rawValue), \(Int32(e.providerUnlink.attempts)), \(e.providerUnlink.nextAttemptAt),
+                    \(e.providerUnlink.lastErrorCode))
                 ON CONFLICT (id) DO NOTHING RETURNING 1 AS one
                 """,
                 logger: self.logger
@@ -363,6 +365,15 @@ public final class PostgresStateStore: StateStore {
         }
     }
 
+    public func event(id: String) async throws(StateStoreError) -> UnlinkEvent? {
+        try await perform("event") { client in
+            try await client.query(
+                "SELECT \(unescaped: UnlinkEventColumns.list) FROM \(unescaped: self.table("unlink_events")) WHERE id = \(id)",
+                logger: self.logger
+            ).randomAccessRows().map { row throws(StateStoreError) in try row.unlinkEvent() }.first
+        }
+    }
+
     public func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent] {
         try await perform("events") { client in
             try await client.query(
@@ -386,7 +397,9 @@ public final class PostgresStateStore: StateStore {
                 UPDATE \(unescaped: self.table("unlink_events")) SET state = 'pending', deadline = \(newDeadline),
                     next_attempt_at = \(now), lease_owner = NULL, lease_expires_at = 0,
                     firebase_next_attempt_at = CASE WHEN firebase_state = 'pending' THEN \(now) ELSE firebase_next_attempt_at END,
-                    backend_next_attempt_at = CASE WHEN backend_state = 'pending' THEN \(now) ELSE backend_next_attempt_at END
+                    backend_next_attempt_at = CASE WHEN backend_state = 'pending' THEN \(now) ELSE backend_next_attempt_at END,
+                    provider_unlink_next_attempt_at =
+                        CASE WHEN provider_unlink_state = 'pending' THEN \(now) ELSE provider_unlink_next_attempt_at END
                 WHERE state = 'failed' AND (\(all) OR id = ANY(\(ids)))
                 RETURNING 1 AS one
                 """,

@@ -35,13 +35,17 @@ extension SQLiteRow {
         guard let state = UnlinkEventState(rawValue: try text("state")) else {
             throw StateStoreError(.incompatibleSchema, "unknown event state")
         }
+        guard let kind = UnlinkEventKind(rawValue: try text("kind")) else {
+            throw StateStoreError(.incompatibleSchema, "unknown event kind")
+        }
         return UnlinkEvent(
             id: try text("id"), kakaoID: try int64("kakao_id"), reason: try text("reason"),
             receivedAt: try int64("received_at"), deadline: try int64("deadline"), state: state,
             firebase: try step(.firebase), backend: try step(.backend), uid: optionalText("uid"),
             nextAttemptAt: try int64("next_attempt_at"), lastErrorCode: optionalText("last_error"),
             leaseOwner: optionalText("lease_owner"), leaseExpiresAt: try int64("lease_expires_at"),
-            eventType: optionalText("event_type"), provider: optionalText("provider"), providerID: optionalText("provider_id")
+            eventType: optionalText("event_type"), provider: optionalText("provider"), providerID: optionalText("provider_id"),
+            kind: kind, providerUnlink: try step(.providerUnlink), linkRecord: optionalText("link_record")
         )
     }
 }

@@ -74,6 +74,16 @@ enum SQLiteSchema {
             "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider TEXT",
             "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider_id TEXT",
         ]),
+        // Account deletions (docs/api.md#deleting-an-account) are queued events too: their kind, the link record deleted
+        // with a linked account, and their third step, the unlink at the provider.
+        (4, [
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN kind TEXT NOT NULL DEFAULT 'account_event'",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN link_record TEXT",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider_unlink_state TEXT NOT NULL DEFAULT 'skipped'",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider_unlink_attempts INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider_unlink_next_attempt_at INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE kakao_bridge_unlink_events ADD COLUMN provider_unlink_last_error TEXT",
+        ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

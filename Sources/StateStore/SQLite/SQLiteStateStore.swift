@@ -176,7 +176,7 @@ public final class SQLiteStateStore: StateStore {
         let inserted = try await rows(
             """
             INSERT INTO kakao_bridge_unlink_events (\(UnlinkEventColumns.list))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING RETURNING id
             """,
             [
@@ -188,6 +188,9 @@ public final class SQLiteStateStore: StateStore {
                 .text(event.backend.state.rawValue), .int(Int64(event.backend.attempts)),
                 .int(event.backend.nextAttemptAt), .optionalText(event.backend.lastErrorCode), .optionalText(event.eventType),
                 .optionalText(event.provider), .optionalText(event.providerID),
+                .text(event.kind.rawValue), .optionalText(event.linkRecord), .text(event.providerUnlink.state.rawValue),
+                .int(Int64(event.providerUnlink.attempts)), .int(event.providerUnlink.nextAttemptAt),
+                .optionalText(event.providerUnlink.lastErrorCode),
             ]
         )
         return !inserted.isEmpty
@@ -276,6 +279,12 @@ public final class SQLiteStateStore: StateStore {
         )
     }
 
+    public func event(id: String) async throws(StateStoreError) -> UnlinkEvent? {
+        try Self.events(try await rows(
+            "SELECT \(UnlinkEventColumns.list) FROM kakao_bridge_unlink_events WHERE id = ?", [.text(id)]
+        )).first
+    }
+
     public func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent] {
         try Self.events(try await rows(
             "SELECT \(UnlinkEventColumns.list) FROM kakao_bridge_unlink_events WHERE state = ? ORDER BY received_at, id",
@@ -288,7 +297,9 @@ public final class SQLiteStateStore: StateStore {
             UPDATE kakao_bridge_unlink_events SET state = 'pending', deadline = ?2, next_attempt_at = ?1,
                 lease_owner = NULL, lease_expires_at = 0,
                 firebase_next_attempt_at = CASE WHEN firebase_state = 'pending' THEN ?1 ELSE firebase_next_attempt_at END,
-                backend_next_attempt_at = CASE WHEN backend_state = 'pending' THEN ?1 ELSE backend_next_attempt_at END
+                backend_next_attempt_at = CASE WHEN backend_state = 'pending' THEN ?1 ELSE backend_next_attempt_at END,
+                provider_unlink_next_attempt_at =
+                    CASE WHEN provider_unlink_state = 'pending' THEN ?1 ELSE provider_unlink_next_attempt_at END
             WHERE state = 'failed'
             """
         switch which {

@@ -43,10 +43,11 @@ package struct BackendNoticeClient: UnlinkNotifying, SecurityEventNotifying {
 
         package func write(to writer: inout JSONWriter) {
             writer.openObject()
-            // Another provider's person: the shape of docs/api.md#navers-unlink-callback, which names the provider.
+            // Another provider's person, or a deletion: the shape of docs/api.md#navers-unlink-callback, which names the
+            // provider.
             if let provider = notice.provider, let providerID = notice.providerID {
                 writer.key("event")
-                writer.string("unlinked")
+                writer.string(notice.event.rawValue)
                 writer.key("uid")
                 if let uid = notice.uid { writer.string(uid) } else { writer.null() }
                 writer.key("provider")

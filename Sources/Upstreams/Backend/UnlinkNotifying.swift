@@ -10,6 +10,14 @@ public struct UnlinkNotice: Sendable, Equatable {
     /// Another provider's person (Naver's unlink callback): its name and its id of them; `kakaoID` is then unused.
     public var provider: Provider?
     public var providerID: String?
+    /// What happened: `unlinked` (the person left at the provider) or `deleted` (their account was deleted through the
+    /// service, docs/api.md#deleting-an-account).
+    public var event: Event = .unlinked
+
+    public enum Event: String, Sendable, Equatable {
+        case unlinked
+        case deleted
+    }
 
     public init(uid: String?, kakaoID: Int64, referrerType: String?) {
         self.uid = uid
@@ -22,6 +30,14 @@ public struct UnlinkNotice: Sendable, Equatable {
         self.init(uid: uid, kakaoID: 0, referrerType: nil)
         self.provider = provider
         self.providerID = providerID
+    }
+
+    /// docs/api.md#deleting-an-account: `{"event": "deleted", "uid", "provider", "provider_id"}`, every provider
+    /// (Kakao's `provider_id` is the Kakao id as text).
+    public static func deleted(uid: String, provider: Provider, providerID: String) -> UnlinkNotice {
+        var notice = UnlinkNotice(uid: uid, provider: provider, providerID: providerID)
+        notice.event = .deleted
+        return notice
     }
 }
 

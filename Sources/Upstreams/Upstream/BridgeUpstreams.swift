@@ -29,6 +29,11 @@ public struct BridgeUpstreams: Sendable {
     public var line: any LineVerifying
     /// LINE's ID-token keys; only fetched when `line.channel_id` is set.
     public var lineKeys: any LineKeySetFetching
+    /// The unlinks of an account deletion (docs/api.md#deleting-an-account): Kakao's with `kakao.admin_key`, Naver's
+    /// revoke with `naver.client_secret`, LINE's deauthorize with `line.channel_secret`; off (`ProviderUnlinkOff`) otherwise.
+    public var kakaoUnlink: any ProviderUnlinking = ProviderUnlinkOff()
+    public var naverUnlink: any ProviderUnlinking = ProviderUnlinkOff()
+    public var lineUnlink: any ProviderUnlinking = ProviderUnlinkOff()
 
     public init(
         kakao: any KakaoVerifying, identityToolkit: any IdentityToolkitExchanging, backend: any BackendCompleting,
@@ -62,7 +67,7 @@ public struct BridgeUpstreams: Sendable {
         func upstream(_ name: Upstream.Name) -> Upstream {
             Upstream(name, http: http, timeout: timeout, maxInFlight: config.upstream.maxInFlight)
         }
-        return BridgeUpstreams(
+        var upstreams = BridgeUpstreams(
             kakao: KakaoClient(upstream: upstream(.kakao), baseURL: config.kakao.apiBaseURL, appID: config.kakao.appID),
             identityToolkit: IdentityToolkitClient(
                 upstream: upstream(.identityToolkit), baseURL: config.firebase.effectiveIdentityToolkitURL,
@@ -84,5 +89,21 @@ public struct BridgeUpstreams: Sendable {
                 ? LineClient(upstream: upstream(.line), baseURL: config.line.apiBaseURL, channelID: config.line.channelID) : LineOff(),
             lineKeys: config.line.enabled ? LineKeysClient.live(upstream: upstream(.lineKeys), baseURL: config.line.apiBaseURL) : LineOff()
         )
+        if !config.kakao.adminKey.isEmpty {
+            upstreams.kakaoUnlink = KakaoUnlinkClient(upstream: upstream(.kakao), baseURL: config.kakao.apiBaseURL, adminKey: config.kakao.adminKey)
+        }
+        if config.naver.unlinkCallbackEnabled {
+            upstreams.naverUnlink = NaverRevokeClient(
+                upstream: upstream(.naverAuth), baseURL: config.naver.authBaseURL, clientID: config.naver.clientID,
+                clientSecret: config.naver.clientSecret
+            )
+        }
+        if config.line.enabled && !config.line.channelSecret.isEmpty {
+            upstreams.lineUnlink = LineDeauthorizeClient(
+                upstream: upstream(.line), baseURL: config.line.apiBaseURL, channelID: config.line.channelID,
+                channelSecret: config.line.channelSecret
+            )
+        }
+        return upstreams
     }
 }

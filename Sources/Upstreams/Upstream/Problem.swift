@@ -150,6 +150,11 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         guard provider != .kakao else { return tokenMismatch() }
         return Problem(.tokenMismatch, "The Firebase ID token and the \(provider.displayName) token belong to different users.")
     }
+    /// An account deletion's ID token is from a sign-in older than `delete.max_auth_age_seconds`
+    /// (docs/api.md#deleting-an-account): the person signs in again first.
+    public static func reauthenticationRequired(maxAgeSeconds: Int) -> Problem {
+        Problem(.reauthenticationRequired, "Deleting the account needs a sign-in within the last \(maxAgeSeconds) seconds; sign in again.")
+    }
     /// Only for bugs (docs/errors.md#codes lists it as such): but a crash is worse than an honest problem body.
     public static func internalError() -> Problem { Problem(.internalError, "The service failed unexpectedly.") }
 }

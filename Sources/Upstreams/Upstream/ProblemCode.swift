@@ -42,6 +42,7 @@ extension Problem {
         case invalidLineIDToken = "invalid_line_id_token"
         case lineQuotaExceeded = "line_quota_exceeded"
         case lineUnavailable = "line_unavailable"
+        case reauthenticationRequired = "reauthentication_required"
     
         public var status: HTTPResponse.Status {
             switch self {
@@ -51,7 +52,7 @@ extension Problem {
             case .payloadTooLarge: .contentTooLarge
             case .missingToken, .invalidKakaoToken, .kakaoAppMismatch, .invalidIDToken, .tokenMismatch, .unauthorized,
                 .idTokenRevoked, .invalidKakaoIDToken, .invalidNaverToken, .invalidLineToken, .lineChannelMismatch,
-                .invalidLineIDToken: .unauthorized
+                .invalidLineIDToken, .reauthenticationRequired: .unauthorized
             case .userDisabled: .forbidden
             case .accountConflict: .conflict
             case .rateLimited: .tooManyRequests
@@ -104,6 +105,7 @@ extension Problem {
             case .invalidLineIDToken: "Invalid LINE ID token"
             case .lineQuotaExceeded: "LINE quota exceeded"
             case .lineUnavailable: "LINE unavailable"
+            case .reauthenticationRequired: "Reauthentication required"
             }
         }
     }

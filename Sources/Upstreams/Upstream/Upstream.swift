@@ -32,6 +32,8 @@ package struct Upstream: Sendable {
         case line
         /// LINE's ID-token keys (`{line.api_base_url}/oauth2/v2.1/certs`).
         case lineKeys = "line_keys"
+        /// Naver's authorization server (`naver.auth_base_url`): the revoke of an account deletion.
+        case naverAuth = "naver_auth"
     }
 
     /// What the HTTP client's failure means, before the client's table turns it into a problem.

@@ -248,6 +248,15 @@ final class FleetInstance: Sendable {
         )))
     }
 
+    /// `POST /v1/users/delete` with the hook secret (docs/api.md#deleting-an-account).
+    func deleteUser(_ uid: String) async throws -> Reply {
+        Reply(try await http.execute(CurlHTTP.HTTPRequest(
+            method: .post, url: baseURL + "/v1/users/delete",
+            headers: [("Authorization", "Bearer " + TestWorld.hookSecret), ("Content-Type", "application/json")],
+            body: Array(#"{"uid":"\#(uid)"}"#.utf8), timeout: .seconds(20)
+        )))
+    }
+
     func unlinkWebhook(userID: Int64, referrer: String = "UNLINK_FROM_APPS") async throws -> Reply {
         try await get(
             "/v1/kakao/unlink?app_id=\(TestWorld.appID)&user_id=\(userID)&referrer_type=\(referrer)",

@@ -446,3 +446,18 @@ final class FakeIAMCredentials: BlobSigning {
     func fail(with problem: Problem?) { state.withLock { $0.failure = problem } }
     var bearers: [String] { state.withLock { $0.bearers } }
 }
+
+/// A provider's unlink of an account deletion (docs/api.md#deleting-an-account): records what it unlinked; Kakao's
+/// `failingKakaoID` is an outage (the deletion then stays pending).
+final class FakeProviderUnlink: ProviderUnlinking {
+    static let failingKakaoID: Int64 = 13
+
+    private let unlinked = Mutex<[UnlinkSubject]>([])
+
+    func unlink(_ subject: UnlinkSubject, context: CallContext) async throws(Problem) {
+        if case .kakaoUserID(Self.failingKakaoID) = subject { throw Problem.kakaoUnavailable("Kakao answered HTTP 500.") }
+        unlinked.withLock { $0.append(subject) }
+    }
+
+    var count: Int { unlinked.withLock { $0.count } }
+}

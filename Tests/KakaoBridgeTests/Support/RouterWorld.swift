@@ -124,16 +124,17 @@ final class RouterWorld: Sendable {
         let kakaoKeys = FakeKakaoKeys(keys: oidcKeys, maxAge: kakaoKeysMaxAge)
         let logs = LogSink.memory()
         let environment = BridgeEnvironment(logger: .bridge(level: "trace", format: "json", sink: logs), clock: options.clock)
-        let app = try buildApplication(
-            config: config,
-            upstreams: BridgeUpstreams(
-                kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
-                googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks, kakaoKeys: kakaoKeys,
-                metadata: FakeMetadataServer(), iamCredentials: FakeIAMCredentials(key: Self.account.account.privateKey),
-                naver: naver, line: line, lineKeys: line
-            ),
-            environment: environment
+        var upstreams = BridgeUpstreams(
+            kakao: kakao, identityToolkit: identityToolkit, backend: backend, certificates: certificates,
+            googleTokens: googleTokens, firebaseAdmin: admin, unlinkNotifier: unlinks, kakaoKeys: kakaoKeys,
+            metadata: FakeMetadataServer(), iamCredentials: FakeIAMCredentials(key: Self.account.account.privateKey),
+            naver: naver, line: line, lineKeys: line
         )
+        // An account deletion's unlinks at the providers.
+        upstreams.kakaoUnlink = FakeProviderUnlink()
+        upstreams.naverUnlink = FakeProviderUnlink()
+        upstreams.lineUnlink = FakeProviderUnlink()
+        let app = try buildApplication(config: config, upstreams: upstreams, environment: environment)
         let unlinkedUsers = environment.shared.unlinkedUsers
         let shared = environment.shared
         let holder = app.holder

@@ -141,6 +141,8 @@ final class TestWorld: Sendable {
         if options.hook || options.backend || options.unlink { config.hook.secret = hookSecret }
         if options.unlink {
             config.kakao.adminKey = adminKey
+            // Kakao's unlink API takes the same admin key (an account's deletion unlinks with it).
+            kakao.adminKey = adminKey
             config.backend.unlinkURL = BackendStandIn.unlinkURL(on: backendServer)
             backend.configureUnlink(secret: hookSecret)
         }
