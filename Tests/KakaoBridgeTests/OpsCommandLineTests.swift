@@ -206,7 +206,13 @@ import Testing
             try Data("kakao:\n  app_id: not-a-number\n".utf8).write(to: URL(fileURLWithPath: configPath), options: .atomic)
             bridge.signal(SIGHUP)
             _ = try await bridge.waitForLine { $0.contains("reload failed") }
-            metrics = try await get("/metrics").text
+            // The counter moves just after the log line is written: read until it has, for at most 10 s.
+            let refused = #"kakao_bridge_reloads_total{outcome="refused"}"#
+            for _ in 0..<200 {
+                metrics = try await get("/metrics").text
+                if OpsWhyRequestsFailTests.value(of: refused, in: metrics) == 1 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect(OpsWhyRequestsFailTests.value(of: #"kakao_bridge_reloads_total{outcome="applied"}"#, in: metrics) == 1, "\(metrics)")
             #expect(OpsWhyRequestsFailTests.value(of: #"kakao_bridge_reloads_total{outcome="refused"}"#, in: metrics) == 1, "\(metrics)")
         }
