@@ -26,11 +26,11 @@ public protocol StateStore: Service, Sendable {
 
     /// Remembers that `kakaoID` unlinked at `at` (the latest time wins) for `UnlinkMark.lifetimeSeconds`, and wakes
     /// `markNotifications()`.
-    func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError)
+    func setUnlinkMark(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
     /// Remembers that `kakaoID`'s account changed at `at` (docs/api.md#kakaos-security-events: their cached
     /// verifications and user record are dropped everywhere, nothing refused), and wakes `markNotifications()`. An
-    /// earlier `recordUnlink` stays in force.
+    /// earlier `setUnlinkMark` stays in force.
     func recordChange(kakaoID: Int64, at: Int64) async throws(StateStoreError)
 
     /// The marks recorded (or moved forward) after `cursor`, oldest first. Start with 0 for every live mark.
@@ -44,11 +44,11 @@ public protocol StateStore: Service, Sendable {
 
     /// Adds the event; `false` (and no change) when an event with its id is already there.
     @discardableResult
-    func enqueue(_ event: UnlinkEvent) async throws(StateStoreError) -> Bool
+    func enqueue(_ event: AccountEvent) async throws(StateStoreError) -> Bool
 
     /// Takes up to `limit` pending events that are due and whose lease is free or expired, leased to `owner` until
     /// `now + leaseSeconds`. No event is handed to two owners at once.
-    func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [UnlinkEvent]
+    func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [AccountEvent]
 
     /// Extends `owner`'s lease while a step runs; `false` when it no longer holds it.
     func renewLease(id: String, owner: String, now: Int64, leaseSeconds: Int64) async throws(StateStoreError) -> Bool
@@ -68,10 +68,10 @@ public protocol StateStore: Service, Sendable {
     func finish(id: String) async throws(StateStoreError)
 
     /// The event with this id, in whatever state (an account deletion asked again is answered from it), or nil.
-    func event(id: String) async throws(StateStoreError) -> UnlinkEvent?
+    func event(id: String) async throws(StateStoreError) -> AccountEvent?
 
     /// The events in `state`, oldest first (`kakao-bridge unlinks`).
-    func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent]
+    func events(state: AccountEventState) async throws(StateStoreError) -> [AccountEvent]
 
     /// Puts failed events back in the queue, due at `now`, with a new deadline; returns how many.
     @discardableResult

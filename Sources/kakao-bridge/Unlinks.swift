@@ -41,7 +41,7 @@ struct Unlinks: AsyncParsableCommand {
         }
         let retryHours = config.kakao.unlinkRetryHours
         let retry = retryFailed
-        let outcome: Result<(Int, [UnlinkEvent]), StateStoreError>
+        let outcome: Result<(Int, [AccountEvent]), StateStoreError>
         do throws(StateStoreError) {
             outcome = .success(try await shared.whileRunning { store throws(StateStoreError) in
                 var requeued = 0
@@ -67,7 +67,7 @@ struct Unlinks: AsyncParsableCommand {
         }
     }
 
-    static func line(_ event: UnlinkEvent) -> String {
+    static func line(_ event: AccountEvent) -> String {
         var writer = JSONWriter()
         writer.openObject()
         writer.key("id")

@@ -6,9 +6,9 @@ import Testing
 /// and its record is found again by id, in every store.
 @Suite("Account deletion records")
 struct DeletionRecordTests {
-    static func deletion(at: Int64 = 1_000_000) -> UnlinkEvent {
-        var event = UnlinkEvent(
-            id: UnlinkEvent.deletionID(uid: "email-user"), kakaoID: 7, reason: "account_deleted", receivedAt: at,
+    static func deletion(at: Int64 = 1_000_000) -> AccountEvent {
+        var event = AccountEvent(
+            id: AccountEvent.deletionID(uid: "email-user"), kakaoID: 7, reason: "account_deleted", receivedAt: at,
             deadline: at + 3600, provider: "kakao", providerID: "7", kind: .deletion, providerUnlink: .pending,
             linkRecord: "kakao:7"
         )
@@ -45,7 +45,7 @@ struct DeletionRecordTests {
             #expect(stored.state == .done && stored.providerUnlink.state == .done && stored.firebase.state == .done)
             #expect(stored.backend.state == .skipped)
             // An account event has no such step.
-            let plain = UnlinkEvent(id: "k1", kakaoID: 9, reason: "UNLINK_FROM_APPS", receivedAt: 1_000_000, deadline: 1_003_600)
+            let plain = AccountEvent(id: "k1", kakaoID: 9, reason: "UNLINK_FROM_APPS", receivedAt: 1_000_000, deadline: 1_003_600)
             try await a.enqueue(plain)
             let read = try #require(try await b.event(id: "k1"))
             #expect(read.kind == .accountEvent && read.providerUnlink.state == .skipped && read.linkRecord == nil)

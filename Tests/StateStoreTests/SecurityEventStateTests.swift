@@ -13,7 +13,7 @@ struct SecurityEventStateTests {
             #expect(first.marks == [UnlinkMark(kakaoID: 31, at: 0, changedAt: 1_000_000)])
             #expect(first.marks.first?.endsSessions == false)
 
-            try await b.recordUnlink(kakaoID: 31, at: 1_000_010)
+            try await b.setUnlinkMark(kakaoID: 31, at: 1_000_010)
             try await a.recordChange(kakaoID: 31, at: 1_000_020)
             let second = try await b.unlinkMarks(after: first.cursor)
             #expect(second.marks == [UnlinkMark(kakaoID: 31, at: 1_000_010, changedAt: 1_000_020)])
@@ -31,8 +31,8 @@ struct SecurityEventStateTests {
     func eventType(kind: StoreKind) async throws {
         try await withStores(kind) { a, b in
             let type = "https://schemas.openid.net/secevent/risc/event-type/account-disabled"
-            #expect(try await a.enqueue(UnlinkEvent(id: "set:jti-1#0", kakaoID: 41, reason: "", receivedAt: 1_000_000, deadline: 1_000_100, eventType: type)))
-            #expect(try await a.enqueue(UnlinkEvent(id: "webhook-1", kakaoID: 42, reason: "UNLINK_FROM_APPS", receivedAt: 1_000_001, deadline: 1_000_100)))
+            #expect(try await a.enqueue(AccountEvent(id: "set:jti-1#0", kakaoID: 41, reason: "", receivedAt: 1_000_000, deadline: 1_000_100, eventType: type)))
+            #expect(try await a.enqueue(AccountEvent(id: "webhook-1", kakaoID: 42, reason: "UNLINK_FROM_APPS", receivedAt: 1_000_001, deadline: 1_000_100)))
             let claimed = try await b.claimDue(owner: "b", now: 1_000_002, leaseSeconds: 30, limit: 10)
             #expect(claimed.map(\.eventType) == [type, nil])
             #expect(try await a.events(state: .pending).map(\.eventType) == [type, nil])

@@ -10,12 +10,12 @@ struct SweepTests {
             let old = randomBytes(), fresh = randomBytes()
             #expect(try await a.useNonce(id: old, expiresAt: 1_000_100) == .first)
             #expect(try await a.useNonce(id: fresh, expiresAt: 1_200_000) == .first)
-            try await a.recordUnlink(kakaoID: 1, at: 1_000_000)
-            try await a.recordUnlink(kakaoID: 2, at: 1_050_000)
+            try await a.setUnlinkMark(kakaoID: 1, at: 1_000_000)
+            try await a.setUnlinkMark(kakaoID: 2, at: 1_050_000)
             #expect(try await a.acquireLinkLock(key: "gone", owner: "a", leaseSeconds: 10, now: 1_000_000))
             #expect(try await a.acquireLinkLock(key: "kept", owner: "a", leaseSeconds: 500_000, now: 1_000_000))
             for id in ["done-old", "done-new", "pending", "failed"] {
-                try await a.enqueue(UnlinkEvent(id: id, kakaoID: 5, reason: "ACCOUNT_DELETE", receivedAt: 1_000_000, deadline: 2_000_000))
+                try await a.enqueue(AccountEvent(id: id, kakaoID: 5, reason: "ACCOUNT_DELETE", receivedAt: 1_000_000, deadline: 2_000_000))
             }
             try await a.finish(id: "done-old")
             clock.now = 1_050_000

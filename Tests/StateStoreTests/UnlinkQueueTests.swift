@@ -3,8 +3,8 @@ import Testing
 
 @Suite("The unlink queue")
 struct UnlinkQueueTests {
-    static func event(_ id: String, kakaoID: Int64 = 7, at: Int64 = 1_000_000) -> UnlinkEvent {
-        UnlinkEvent(id: id, kakaoID: kakaoID, reason: "UNLINK_FROM_APPS", receivedAt: at, deadline: at + 72 * 3600)
+    static func event(_ id: String, kakaoID: Int64 = 7, at: Int64 = 1_000_000) -> AccountEvent {
+        AccountEvent(id: id, kakaoID: kakaoID, reason: "UNLINK_FROM_APPS", receivedAt: at, deadline: at + 72 * 3600)
     }
 
     @Test("enqueue is idempotent on the id, across processes", arguments: StoreKind.allCases)
@@ -25,7 +25,7 @@ struct UnlinkQueueTests {
     @Test("an event of another provider keeps its provider and id", arguments: StoreKind.allCases)
     func anotherProvidersEvent(kind: StoreKind) async throws {
         try await withStores(kind) { a, b in
-            let naver = UnlinkEvent(
+            let naver = AccountEvent(
                 id: "n1", kakaoID: -42, reason: "naver_unlink", receivedAt: 1_000_000, deadline: 1_000_000 + 3600,
                 provider: "naver", providerID: "32742776-naver-id"
             )
@@ -101,7 +101,7 @@ struct UnlinkQueueTests {
             var event = try #require(try await b.events(state: .pending).first)
             #expect(event.uid == nil)
             #expect(event.firebase.state == .done)
-            #expect(event.backend == UnlinkStepProgress(state: .pending, attempts: 1, nextAttemptAt: 1_000_002, lastErrorCode: "backend_unavailable"))
+            #expect(event.backend == AccountStepProgress(state: .pending, attempts: 1, nextAttemptAt: 1_000_002, lastErrorCode: "backend_unavailable"))
             #expect(event.nextAttemptAt == 1_000_002)
             #expect(event.leaseOwner == nil)
 
@@ -112,7 +112,7 @@ struct UnlinkQueueTests {
             #expect(try await b.renewLease(id: "s1", owner: "b", now: 1_000_003, leaseSeconds: 30))
             #expect(try await b.deferStep(id: "s1", step: .firebase, owner: "b", errorCode: "firebase_admin_unavailable", nextAttemptAt: 1_000_100))
             event = try #require(try await a.events(state: .pending).first)
-            #expect(event.firebase == UnlinkStepProgress(state: .done, attempts: 1, nextAttemptAt: 1_000_000, lastErrorCode: nil))
+            #expect(event.firebase == AccountStepProgress(state: .done, attempts: 1, nextAttemptAt: 1_000_000, lastErrorCode: nil))
             #expect(event.uid == nil)
 
             _ = try await a.claimDue(owner: "a", now: 1_000_002, leaseSeconds: 30, limit: 1)

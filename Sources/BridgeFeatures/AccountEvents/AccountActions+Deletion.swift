@@ -9,7 +9,7 @@ extension AccountActions {
     /// request (their person's token is never kept), so here they are never pending. Each step done is recorded at once
     /// and not repeated; each is safe to repeat after a crash (an unlinked Kakao user answers -101, a deleted user is
     /// not found: both count as done).
-    func deletionSteps(_ event: UnlinkEvent, context: CallContext) async -> Outcome {
+    func deletionSteps(_ event: AccountEvent, context: CallContext) async -> Outcome {
         let store = shared.store
         let owner = shared.instanceID
         var failure: (step: UnlinkStep, problem: Problem)?
@@ -58,7 +58,7 @@ extension AccountActions {
     }
 
     /// The uid and the provider's id, never a token.
-    func deletionMetadata(_ event: UnlinkEvent) -> Logger.Metadata {
+    func deletionMetadata(_ event: AccountEvent) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["event": "\(event.id)"]
         if let uid = event.uid { metadata["uid"] = "\(uid)" }
         if let provider = event.provider { metadata["provider"] = "\(provider)" }

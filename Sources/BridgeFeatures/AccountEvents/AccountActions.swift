@@ -5,7 +5,7 @@ import Upstreams
 
 /// The steps of a queued account event (docs/api.md#kakaos-unlink-webhook, docs/api.md#kakaos-security-events): the
 /// Firebase action of its `AccountAction` (step `firebase`), then telling the backend (step `backend`). What the unlink
-/// webhook and the security events start at once and the queue retries (`UnlinkQueueWorker`); at least once, and each
+/// webhook and the security events start at once and the queue retries (`AccountEventWorker`); at least once, and each
 /// step leaves the same state when repeated.
 ///
 /// Present when the unlink webhook (`kakao.admin_key`) or the security events (`kakao.events.audiences`) are on.
@@ -80,8 +80,8 @@ package final class AccountActions: Sendable {
     /// A new event for the queue, leased to this instance so that its first run starts here at once.
     package func newEvent(
         id: String, kakaoID: Int64, reason: String, eventType: String?, now: Int64, provider: Provider? = nil, providerID: String? = nil
-    ) -> UnlinkEvent {
-        var event = UnlinkEvent(
+    ) -> AccountEvent {
+        var event = AccountEvent(
             id: id, kakaoID: kakaoID, reason: reason, receivedAt: now, deadline: now + retrySeconds, eventType: eventType,
             provider: provider?.rawValue, providerID: providerID
         )
@@ -105,7 +105,7 @@ package final class AccountActions: Sendable {
     }
 
     /// The uid an event is about: `kakao:<id>`, or another provider's (`naver:<id>`) when the event names one.
-    package func uid(of event: UnlinkEvent) -> String {
+    package func uid(of event: AccountEvent) -> String {
         if event.provider == Provider.naver.rawValue, let id = event.providerID { return naverUIDPrefix + id }
         return uidPrefix + String(event.kakaoID)
     }
@@ -113,7 +113,7 @@ package final class AccountActions: Sendable {
     /// Both steps of an event this instance holds the lease of. A step already done is not repeated; each is safe to
     /// repeat after a crash. The lease is renewed while the steps run, so a slow step is never taken over and run twice at
     /// once.
-    package func work(_ event: UnlinkEvent, context: CallContext) async -> Outcome {
+    package func work(_ event: AccountEvent, context: CallContext) async -> Outcome {
         let renewal = Task { [shared, clock, leaseSeconds] in
             while !Task.isCancelled {
                 // A third of the lease, to the millisecond: leases end on whole seconds, so with a short lease a whole-second
@@ -174,7 +174,7 @@ package final class AccountActions: Sendable {
 
     /// Step `backend`: the unlink URL for an unlink (the webhook's or a SET's), the events URL for every SET's event.
     /// `false` when nobody was to be told.
-    private func tellBackend(_ event: UnlinkEvent, action: AccountAction, uid: String?, context: CallContext) async throws(Problem) -> Bool {
+    private func tellBackend(_ event: AccountEvent, action: AccountAction, uid: String?, context: CallContext) async throws(Problem) -> Bool {
         var told = false
         if action == .unlink, let unlinkNotifier {
             let notice = if let provider = event.provider.flatMap(Provider.init(rawValue:)), provider != .kakao, let id = event.providerID {
@@ -195,7 +195,7 @@ package final class AccountActions: Sendable {
 
     /// Backoff from 1 s, doubling, up to 5 minutes; past the event's deadline it is marked failed and logged at error.
     func giveUpOrRetry(
-        _ event: UnlinkEvent, _ action: AccountAction, _ step: UnlinkStep, _ problem: Problem, uid: String?
+        _ event: AccountEvent, _ action: AccountAction, _ step: UnlinkStep, _ problem: Problem, uid: String?
     ) async -> Outcome {
         let attempts = event[step].attempts + 1
         let backoff = Int64(1) << Int64(min(attempts - 1, 9))
@@ -225,7 +225,7 @@ package final class AccountActions: Sendable {
         return .pending
     }
 
-    func metadata(_ event: UnlinkEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
+    func metadata(_ event: AccountEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["event": "\(event.id)"]
         if let provider = event.provider, let id = event.providerID {
             metadata["provider"] = "\(provider)"
@@ -273,7 +273,7 @@ package final class AccountActions: Sendable {
 
     /// A linked account (one with other ways to sign in) is never disabled or deleted for Kakao's sake: at most it loses
     /// `kakao_id` and its sessions. "Revoke" and "disable" on a user that does not exist do nothing.
-    private func apply(_ action: AccountAction, to target: Target, event: UnlinkEvent, context: CallContext) async throws(Problem) {
+    private func apply(_ action: AccountAction, to target: Target, event: AccountEvent, context: CallContext) async throws(Problem) {
         let kakaoID = event.kakaoID
         switch (action, target) {
         case (_, .none), (.dropVerifications, _), (.refreshProfile, _), (.acknowledge, _):

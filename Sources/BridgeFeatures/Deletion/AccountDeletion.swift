@@ -25,11 +25,11 @@ package final class AccountDeletion: Sendable {
         package var isPending: Bool { [providerUnlink, firebaseUser, backend].contains(.pending) }
 
         /// What the record says; an event the queue gave up on has its pending steps failed.
-        init?(_ event: UnlinkEvent) {
+        init?(_ event: AccountEvent) {
             guard event.kind == .deletion, let uid = event.uid, let provider = event.provider.flatMap(Provider.init(rawValue:)) else {
                 return nil
             }
-            func state(_ progress: UnlinkStepProgress) -> UnlinkStepState {
+            func state(_ progress: AccountStepProgress) -> UnlinkStepState {
                 event.state == .failed && progress.state == .pending ? .failed : progress.state
             }
             self.uid = uid
@@ -132,15 +132,15 @@ package final class AccountDeletion: Sendable {
     /// Records the deletion (or finds its record) and answers with the steps' states: the record's when it was asked
     /// before (nothing repeated). Refused before anything is done: 404 for a uid that is not this service's or has no
     /// user, 400 for a provider that is off, 401 `token_mismatch` for a provider token of another person.
-    package func delete(uid: String, providerToken: String?, context: CallContext) async throws(Problem) -> (answer: Answer, queued: UnlinkEvent?) {
+    package func delete(uid: String, providerToken: String?, context: CallContext) async throws(Problem) -> (answer: Answer, queued: AccountEvent?) {
         try shared.health.require()
         if let answer = try await recorded(uid) { return (answer, nil) }
         let target = try await target(of: uid, context: context)
         if let providerToken { try await checkToken(providerToken, of: target, uid: uid, context: context) }
         let unlinked = await unlinkNow(target, providerToken: providerToken, context: context)
         let now = clock.now()
-        var event = UnlinkEvent(
-            id: UnlinkEvent.deletionID(uid: uid), kakaoID: target.markKey, reason: "account_deleted", receivedAt: now,
+        var event = AccountEvent(
+            id: AccountEvent.deletionID(uid: uid), kakaoID: target.markKey, reason: "account_deleted", receivedAt: now,
             deadline: now + actions.retrySeconds, provider: target.provider.rawValue, providerID: target.providerID, kind: .deletion,
             providerUnlink: unlinked, linkRecord: target.linkRecord
         )
@@ -153,7 +153,7 @@ package final class AccountDeletion: Sendable {
         do {
             first = try await shared.withStore("record account deletion") { store throws(StateStoreError) -> Bool in
                 guard try await store.enqueue(queued) else { return false }
-                try await store.recordUnlink(kakaoID: queued.kakaoID, at: now)
+                try await store.setUnlinkMark(kakaoID: queued.kakaoID, at: now)
                 return true
             }
         } catch {
@@ -174,13 +174,13 @@ package final class AccountDeletion: Sendable {
     }
 
     /// The steps' first run (`AccountActions.work`), then the answer as the store now records it.
-    package func work(_ queued: UnlinkEvent, context: CallContext) async -> AccountActions.Outcome {
+    package func work(_ queued: AccountEvent, context: CallContext) async -> AccountActions.Outcome {
         await actions.work(queued, context: context)
     }
 
     /// The deletion's record, read again after its first run.
     package func recorded(_ uid: String) async throws(Problem) -> Answer? {
-        let id = UnlinkEvent.deletionID(uid: uid)
+        let id = AccountEvent.deletionID(uid: uid)
         do {
             let event = try await shared.withStore("read account deletion") { store throws(StateStoreError) in try await store.event(id: id) }
             return event.flatMap(Answer.init)

@@ -78,7 +78,7 @@ package final class LoginFlow: Sendable {
         let providerUID = provider.uidPrefix + user.uidSuffix
         // The sync decides the uid: `kakao:<id>`, or the account it is linked to (docs/api.md#linking-to-an-existing-firebase-account).
         let synced = try await userSync?.sync(uid: providerUID, user: user, context: context)
-            ?? UserSync.Result(uid: providerUID, created: false)
+            ?? UserSync.Account(uid: providerUID, created: false)
         guard minter.signsInProcess else { return try await mintedByCall(synced, user: user, context: context) }
         do {
             let token = try minter.mint(uid: synced.uid, claim: user.claim)
@@ -92,7 +92,7 @@ package final class LoginFlow: Sendable {
     /// Step 3 when the signer is a call (`firebase.signer: iam`, one `signBlob`: docs/api.md#keyless-signing-on-google-cloud).
     /// Out of line, so that the key file's path keeps its frame: `mint`'s frame is held by every login waiting on the provider.
     @inline(never)
-    private func mintedByCall<User: ProviderProfile>(_ synced: UserSync.Result, user: User, context: CallContext) async throws(Problem) -> Minted<User> {
+    private func mintedByCall<User: ProviderProfile>(_ synced: UserSync.Account, user: User, context: CallContext) async throws(Problem) -> Minted<User> {
         let token = try await minter.mint(uid: synced.uid, claim: user.claim, context: context)
         return Minted(uid: synced.uid, customToken: token, user: user, createdUser: synced.created, linked: synced.linked)
     }

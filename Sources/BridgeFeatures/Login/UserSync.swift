@@ -30,7 +30,7 @@ struct UserSync: Sendable {
     }
 
     /// Who the login signs in as, and whether this login created that Firebase user (`is_new_user`).
-    struct Result: Sendable, Equatable {
+    struct Account: Sendable, Equatable {
         var uid: String
         var created: Bool
         /// The uid is an existing account the Kakao user is linked to (`is_new_user` is then false).
@@ -72,10 +72,10 @@ struct UserSync: Sendable {
         self.linkLocks = linkLocks
     }
 
-    func sync<User: ProviderProfile>(uid: String, user: User, context: CallContext) async throws(Problem) -> Result {
+    func sync<User: ProviderProfile>(uid: String, user: User, context: CallContext) async throws(Problem) -> Account {
         if let mintUID = cache.inStepUID(uid: uid, with: SyncedProfile(user)) {
             meters.count(.cached)
-            return Result(uid: mintUID, created: false, linked: mintUID != uid)
+            return Account(uid: mintUID, created: false, linked: mintUID != uid)
         }
         let (step, _) = await flights.run(uid) { () async -> Step in
             let step = await reconcile(uid: uid, user: user, context: context)
@@ -91,7 +91,7 @@ struct UserSync: Sendable {
                 metadata["linked_uid"] = "\(mintUID)"
                 logger.info("linked the Kakao user to an existing Firebase user by verified email", metadata: metadata)
             }
-            return Result(uid: mintUID, created: outcome == .created, linked: mintUID != uid)
+            return Account(uid: mintUID, created: outcome == .created, linked: mintUID != uid)
         case .refused(let problem, let outcome):
             meters.count(outcome)
             var metadata = Self.metadata(uid, context)
@@ -108,7 +108,7 @@ struct UserSync: Sendable {
             guard mode == .required || resolvedUID == nil else {
                 logger.warning("user sync failed; the login goes on (firebase.user_sync: best_effort)", metadata: metadata)
                 let mintUID = resolvedUID ?? uid
-                return Result(uid: mintUID, created: false, linked: mintUID != uid)
+                return Account(uid: mintUID, created: false, linked: mintUID != uid)
             }
             logger.warning("user sync failed; the login is refused", metadata: metadata)
             throw problem

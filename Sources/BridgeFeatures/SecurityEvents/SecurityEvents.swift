@@ -43,7 +43,7 @@ package final class SecurityEvents: Sendable {
     /// What a verified SET became.
     package struct Accepted: Sendable {
         /// Its events with an action, recorded and leased to this instance: run them now (`AccountActions.work`).
-        package var queued: [UnlinkEvent]
+        package var queued: [AccountEvent]
         /// The metric names of its events that were only acknowledged.
         package var acknowledged: [String]
         /// The SET was seen before: nothing was changed.
@@ -77,7 +77,7 @@ package final class SecurityEvents: Sendable {
         let accepted: Accepted
         do {
             accepted = try await shared.withStore("record security event", within: deadline) { store throws(StateStoreError) in
-                var queued: [UnlinkEvent] = []
+                var queued: [AccountEvent] = []
                 var acknowledged: [String] = []
                 for (index, event) in token.events.enumerated() {
                     let action = AccountAction(eventType: event.type)
@@ -92,7 +92,7 @@ package final class SecurityEvents: Sendable {
                     )
                     let isNew = try await store.enqueue(entry)
                     switch action.mark {
-                    case .endsSessions: try await store.recordUnlink(kakaoID: event.kakaoID, at: at)
+                    case .endsSessions: try await store.setUnlinkMark(kakaoID: event.kakaoID, at: at)
                     case .changes: try await store.recordChange(kakaoID: event.kakaoID, at: at)
                     case nil: break
                     }

@@ -51,7 +51,7 @@ package final class KakaoUnlink: Sendable {
     /// Before the webhook answers (docs/api.md#kakaos-unlink-webhook): the event is recorded durably, leased to this
     /// instance, and steps 1 and 4 take effect: the mark in the store for every instance, and here at once. A store that
     /// cannot record it is 503 `state_unavailable`: an event that cannot be kept is never acknowledged.
-    package func accept(_ event: Event) async throws(Problem) -> UnlinkEvent {
+    package func accept(_ event: Event) async throws(Problem) -> AccountEvent {
         let now = clock.now()
         let queued = actions.newEvent(
             id: Base64URL.encode(SecureRandom.bytes(count: 16)), kakaoID: event.kakaoID, reason: event.referrerType ?? "",
@@ -62,7 +62,7 @@ package final class KakaoUnlink: Sendable {
             // Within the webhook's deadline: Kakao wants its answer within 3 s, even from a store that hangs.
             try await shared.withStore("record unlink", within: deadline) { store throws(StateStoreError) in
                 try await store.enqueue(queued)
-                try await store.recordUnlink(kakaoID: event.kakaoID, at: now)
+                try await store.setUnlinkMark(kakaoID: event.kakaoID, at: now)
             }
         } catch {
             logger.error("unlink webhook: the state store cannot record the event", metadata: [
@@ -75,7 +75,7 @@ package final class KakaoUnlink: Sendable {
     }
 
     /// Steps 2 and 3 (`AccountActions.work`).
-    package func work(_ event: UnlinkEvent, context: CallContext) async -> Outcome {
+    package func work(_ event: AccountEvent, context: CallContext) async -> Outcome {
         await actions.work(event, context: context)
     }
 }

@@ -39,7 +39,7 @@ package final class NaverUnlink: Sendable {
 
     /// The form body as Naver posted it. Refused: 401 `unauthorized` with `refusedDetail`, nothing recorded. A store
     /// that cannot record it: 503 `state_unavailable` (Naver does not resend; its operator sees the failure).
-    package func accept(form body: [UInt8], context: CallContext) async throws(Problem) -> UnlinkEvent {
+    package func accept(form body: [UInt8], context: CallContext) async throws(Problem) -> AccountEvent {
         let now = clock.now()
         let unlink: NaverUnlinkCallback.Unlink
         switch callback.check(form: body, now: now) {
@@ -64,7 +64,7 @@ package final class NaverUnlink: Sendable {
             first = try await shared.withStore("record naver unlink", within: deadline) { store throws(StateStoreError) -> Bool in
                 guard try await store.useNonce(id: nonce, expiresAt: max(expiresAt, now + 1)) == .first else { return false }
                 try await store.enqueue(queued)
-                try await store.recordUnlink(kakaoID: markKey, at: now)
+                try await store.setUnlinkMark(kakaoID: markKey, at: now)
                 return true
             }
         } catch {
@@ -86,7 +86,7 @@ package final class NaverUnlink: Sendable {
     }
 
     /// Steps 2 and 3 (`AccountActions.work`).
-    package func work(_ event: UnlinkEvent, context: CallContext) async -> Outcome {
+    package func work(_ event: AccountEvent, context: CallContext) async -> Outcome {
         await actions.work(event, context: context)
     }
 }

@@ -1,6 +1,6 @@
 import ServiceLifecycle
 
-/// A loop of the features (`UnlinkMarkFollower`, `UnlinkQueueWorker`) as a ServiceLifecycle `Service`: it runs until the
+/// A loop of the features (`UnlinkMarkFollower`, `AccountEventWorker`) as a ServiceLifecycle `Service`: it runs until the
 /// graceful shutdown begins, then is cancelled.
 struct BackgroundService: Service, CustomStringConvertible {
     let description: String

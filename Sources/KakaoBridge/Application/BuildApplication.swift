@@ -41,8 +41,8 @@ public func buildApplication(
         BackgroundService("UnlinkMarkFollower") {
             await UnlinkMarkFollower(shared: shared, logger: logger) { holder.current?.forgetKakaoUser($0) }.run()
         },
-        BackgroundService("UnlinkQueueWorker") {
-            await UnlinkQueueWorker(shared: shared, logger: logger) { holder.current?.accountActions }.run()
+        BackgroundService("AccountEventWorker") {
+            await AccountEventWorker(shared: shared, logger: logger) { holder.current?.accountActions }.run()
         },
     ]
     // docs/operations.md#the-admin-port: with an admin port the probes and the scrape move there, and the public port

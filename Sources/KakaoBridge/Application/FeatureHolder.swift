@@ -39,19 +39,19 @@ public final class FeatureHolder: Sendable {
 
     /// What a controller holds: one feature, read from the current set on each request. `nil` from `pick` is a feature
     /// switched off: 404 `not_found`, as if the route did not exist.
-    func live<Service: Sendable>(_ pick: @escaping @Sendable (Features) -> Service?) -> Live<Service> {
+    func live<Feature: Sendable>(_ pick: @escaping @Sendable (Features) -> Feature?) -> Live<Feature> {
         Live(holder: self, pick: pick)
     }
 }
 
 /// One feature of the current set (`FeatureHolder.live`): controllers get what they use and nothing else.
-struct Live<Service: Sendable>: Sendable {
+struct Live<Feature: Sendable>: Sendable {
     let holder: FeatureHolder
-    let pick: @Sendable (Features) -> Service?
+    let pick: @Sendable (Features) -> Feature?
 
-    func get() throws(Problem) -> Service {
+    func get() throws(Problem) -> Feature {
         guard let features = holder.current else { throw Problem.notReady(holder.notLoadedReason) }
-        guard let service = pick(features) else { throw Problem.notFound() }
-        return service
+        guard let feature = pick(features) else { throw Problem.notFound() }
+        return feature
     }
 }

@@ -9,7 +9,7 @@ public final class MemoryStateStore: StateStore {
         var nonces: [[UInt8]: Int64] = [:]
         var marks: [Int64: (at: Int64, changedAt: Int64, seq: Int64)] = [:]
         var markSequence: Int64 = 0
-        var events: [String: UnlinkEvent] = [:]
+        var events: [String: AccountEvent] = [:]
         var finishedAt: [String: Int64] = [:]
         var locks: [String: (owner: String, expiresAt: Int64)] = [:]
         var disabledByService: [Int64: Int64] = [:]
@@ -40,7 +40,7 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+    public func setUnlinkMark(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
         tables.withLock { t in
             t.markSequence += 1
             let known = t.marks[kakaoID]
@@ -70,7 +70,7 @@ public final class MemoryStateStore: StateStore {
 
     public func markNotifications() -> AsyncStream<Void> { notifier.stream() }
 
-    public func enqueue(_ event: UnlinkEvent) async throws(StateStoreError) -> Bool {
+    public func enqueue(_ event: AccountEvent) async throws(StateStoreError) -> Bool {
         tables.withLock { t in
             guard t.events[event.id] == nil else { return false }
             t.events[event.id] = event
@@ -78,7 +78,7 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [UnlinkEvent] {
+    public func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [AccountEvent] {
         tables.withLock { t in
             let due = t.events.values
                 .filter { $0.state == .pending && $0.nextAttemptAt <= now && ($0.leaseOwner == nil || $0.leaseExpiresAt <= now) }
@@ -156,11 +156,11 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func event(id: String) async throws(StateStoreError) -> UnlinkEvent? {
+    public func event(id: String) async throws(StateStoreError) -> AccountEvent? {
         tables.withLock { t in t.events[id] }
     }
 
-    public func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent] {
+    public func events(state: AccountEventState) async throws(StateStoreError) -> [AccountEvent] {
         tables.withLock { t in
             t.events.values.filter { $0.state == state }
                 .sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
@@ -245,8 +245,8 @@ public final class MemoryStateStore: StateStore {
     }
 
     /// A failed event back in the queue: pending, due now, its pending steps due now, no lease.
-    static func requeued(_ event: UnlinkEvent, now: Int64, deadline: Int64) -> UnlinkEvent {
-        var copy = UnlinkEvent(
+    static func requeued(_ event: AccountEvent, now: Int64, deadline: Int64) -> AccountEvent {
+        var copy = AccountEvent(
             id: event.id, kakaoID: event.kakaoID, reason: event.reason, receivedAt: event.receivedAt, deadline: deadline,
             state: .pending, firebase: event.firebase, backend: event.backend, uid: event.uid, nextAttemptAt: now,
             lastErrorCode: event.lastErrorCode, leaseOwner: nil, leaseExpiresAt: 0, eventType: event.eventType,

@@ -10,24 +10,24 @@ extension PostgresRandomAccessRow {
         }
     }
 
-    func unlinkEvent() throws(StateStoreError) -> UnlinkEvent {
-        func step(_ step: UnlinkStep) throws(StateStoreError) -> UnlinkStepProgress {
+    func unlinkEvent() throws(StateStoreError) -> AccountEvent {
+        func step(_ step: UnlinkStep) throws(StateStoreError) -> AccountStepProgress {
             let p = step.rawValue
             guard let state = UnlinkStepState(rawValue: try value("\(p)_state", as: String.self)) else {
                 throw StateStoreError(.incompatibleSchema, "unknown \(p)_state")
             }
-            return UnlinkStepProgress(
+            return AccountStepProgress(
                 state: state, attempts: Int(try value("\(p)_attempts", as: Int32.self)),
                 nextAttemptAt: try value("\(p)_next_attempt_at"), lastErrorCode: try value("\(p)_last_error", as: String?.self)
             )
         }
-        guard let state = UnlinkEventState(rawValue: try value("state", as: String.self)) else {
+        guard let state = AccountEventState(rawValue: try value("state", as: String.self)) else {
             throw StateStoreError(.incompatibleSchema, "unknown event state")
         }
         guard let kind = UnlinkEventKind(rawValue: try value("kind", as: String.self)) else {
             throw StateStoreError(.incompatibleSchema, "unknown event kind")
         }
-        return UnlinkEvent(
+        return AccountEvent(
             id: try value("id"), kakaoID: try value("kakao_id"), reason: try value("reason"),
             receivedAt: try value("received_at"), deadline: try value("deadline"), state: state,
             firebase: try step(.firebase), backend: try step(.backend), uid: try value("uid", as: String?.self),

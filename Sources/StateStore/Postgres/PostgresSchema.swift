@@ -7,7 +7,7 @@ enum PostgresSchema {
         (1, [
             "CREATE TABLE S.kakao_bridge_nonces (id BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL)",
             "CREATE INDEX kakao_bridge_nonces_expiry ON S.kakao_bridge_nonces (expires_at)",
-            // Numbers handed out in commit order (recordUnlink holds an advisory lock), so that a follower reading
+            // Numbers handed out in commit order (setUnlinkMark holds an advisory lock), so that a follower reading
             // "after its cursor" never skips a mark committed late.
             "CREATE SEQUENCE S.kakao_bridge_unlink_mark_seq",
             """

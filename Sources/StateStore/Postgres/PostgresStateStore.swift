@@ -183,7 +183,7 @@ public final class PostgresStateStore: StateStore {
 
     // MARK: Unlink marks
 
-    public func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+    public func setUnlinkMark(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
         try await recordMark("record unlink") { connection in
             try await connection.query(
                 """
@@ -247,7 +247,7 @@ public final class PostgresStateStore: StateStore {
 
     // MARK: The unlink queue
 
-    public func enqueue(_ event: UnlinkEvent) async throws(StateStoreError) -> Bool {
+    public func enqueue(_ event: AccountEvent) async throws(StateStoreError) -> Bool {
         try await perform("enqueue") { client in
             let e = event
             return try await !client.query(
@@ -267,7 +267,7 @@ public final class PostgresStateStore: StateStore {
         }
     }
 
-    public func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [UnlinkEvent] {
+    public func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [AccountEvent] {
         let events = try await perform("claim") { client in
             let t = self.table("unlink_events")
             return try await client.query(
@@ -365,7 +365,7 @@ public final class PostgresStateStore: StateStore {
         }
     }
 
-    public func event(id: String) async throws(StateStoreError) -> UnlinkEvent? {
+    public func event(id: String) async throws(StateStoreError) -> AccountEvent? {
         try await perform("event") { client in
             try await client.query(
                 "SELECT \(unescaped: UnlinkEventColumns.list) FROM \(unescaped: self.table("unlink_events")) WHERE id = \(id)",
@@ -374,7 +374,7 @@ public final class PostgresStateStore: StateStore {
         }
     }
 
-    public func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent] {
+    public func events(state: AccountEventState) async throws(StateStoreError) -> [AccountEvent] {
         try await perform("events") { client in
             try await client.query(
                 """

@@ -21,24 +21,24 @@ extension SQLiteRow {
         return data.string
     }
 
-    func unlinkEvent() throws(StateStoreError) -> UnlinkEvent {
-        func step(_ step: UnlinkStep) throws(StateStoreError) -> UnlinkStepProgress {
+    func unlinkEvent() throws(StateStoreError) -> AccountEvent {
+        func step(_ step: UnlinkStep) throws(StateStoreError) -> AccountStepProgress {
             let p = step.rawValue
             guard let state = UnlinkStepState(rawValue: try text("\(p)_state")) else {
                 throw StateStoreError(.incompatibleSchema, "unknown \(p)_state")
             }
-            return UnlinkStepProgress(
+            return AccountStepProgress(
                 state: state, attempts: Int(try int64("\(p)_attempts")),
                 nextAttemptAt: try int64("\(p)_next_attempt_at"), lastErrorCode: optionalText("\(p)_last_error")
             )
         }
-        guard let state = UnlinkEventState(rawValue: try text("state")) else {
+        guard let state = AccountEventState(rawValue: try text("state")) else {
             throw StateStoreError(.incompatibleSchema, "unknown event state")
         }
         guard let kind = UnlinkEventKind(rawValue: try text("kind")) else {
             throw StateStoreError(.incompatibleSchema, "unknown event kind")
         }
-        return UnlinkEvent(
+        return AccountEvent(
             id: try text("id"), kakaoID: try int64("kakao_id"), reason: try text("reason"),
             receivedAt: try int64("received_at"), deadline: try int64("deadline"), state: state,
             firebase: try step(.firebase), backend: try step(.backend), uid: optionalText("uid"),

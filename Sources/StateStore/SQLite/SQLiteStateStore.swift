@@ -121,7 +121,7 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: Unlink marks
 
-    public func recordUnlink(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
+    public func setUnlinkMark(kakaoID: Int64, at: Int64) async throws(StateStoreError) {
         try await recordMark(
             kakaoID: kakaoID, at: at,
             """
@@ -172,7 +172,7 @@ public final class SQLiteStateStore: StateStore {
 
     // MARK: The unlink queue
 
-    public func enqueue(_ event: UnlinkEvent) async throws(StateStoreError) -> Bool {
+    public func enqueue(_ event: AccountEvent) async throws(StateStoreError) -> Bool {
         let inserted = try await rows(
             """
             INSERT INTO kakao_bridge_unlink_events (\(UnlinkEventColumns.list))
@@ -196,7 +196,7 @@ public final class SQLiteStateStore: StateStore {
         return !inserted.isEmpty
     }
 
-    public func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [UnlinkEvent] {
+    public func claimDue(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws(StateStoreError) -> [AccountEvent] {
         let rows = try await transaction { () throws(StateStoreError) in
             try await unlockedRows(
                 """
@@ -279,13 +279,13 @@ public final class SQLiteStateStore: StateStore {
         )
     }
 
-    public func event(id: String) async throws(StateStoreError) -> UnlinkEvent? {
+    public func event(id: String) async throws(StateStoreError) -> AccountEvent? {
         try Self.events(try await rows(
             "SELECT \(UnlinkEventColumns.list) FROM kakao_bridge_unlink_events WHERE id = ?", [.text(id)]
         )).first
     }
 
-    public func events(state: UnlinkEventState) async throws(StateStoreError) -> [UnlinkEvent] {
+    public func events(state: AccountEventState) async throws(StateStoreError) -> [AccountEvent] {
         try Self.events(try await rows(
             "SELECT \(UnlinkEventColumns.list) FROM kakao_bridge_unlink_events WHERE state = ? ORDER BY received_at, id",
             [.text(state.rawValue)]
@@ -412,8 +412,8 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    private static func events(_ rows: [SQLiteRow]) throws(StateStoreError) -> [UnlinkEvent] {
-        var events: [UnlinkEvent] = []
+    private static func events(_ rows: [SQLiteRow]) throws(StateStoreError) -> [AccountEvent] {
+        var events: [AccountEvent] = []
         for row in rows { events.append(try row.unlinkEvent()) }
         return events
     }

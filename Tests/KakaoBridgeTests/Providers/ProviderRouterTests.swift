@@ -400,7 +400,7 @@ struct ProviderRouterTests {
             let cache = try #require(world.features()?.userCache)
             #expect(cache.inStepUID(uid: uid, with: SyncedProfile(Self.naverUser)) == uid)
             // As another instance records it: only the mark's key, in the store; this one follows the store's marks.
-            try await world.shared.store.recordUnlink(kakaoID: Self.naverUser.markKey, at: UnixClock.system.now())
+            try await world.shared.store.setUnlinkMark(kakaoID: Self.naverUser.markKey, at: UnixClock.system.now())
             let deadline = ContinuousClock.now + .seconds(5)
             while cache.inStepUID(uid: uid, with: SyncedProfile(Self.naverUser)) != nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))

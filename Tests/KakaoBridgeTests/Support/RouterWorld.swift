@@ -209,11 +209,11 @@ final class RouterWorld: Sendable {
 }
 
 extension RouterWorld {
-    /// One round of this instance's queue of unlink and security events, now (`UnlinkQueueWorker`; the application's
+    /// One round of this instance's queue of unlink and security events, now (`AccountEventWorker`; the application's
     /// own worker also runs here, as a service, once a second).
     func retryDueUnlinks() async {
         guard let actions = features()?.accountActions else { return }
-        await UnlinkQueueWorker(shared: shared, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { actions }
+        await AccountEventWorker(shared: shared, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { actions }
             .takeDue(actions)
     }
 
@@ -231,7 +231,7 @@ extension RouterWorld {
     }
 
     /// The unlink events in the store in `state`.
-    func unlinkEvents(_ state: UnlinkEventState) async throws -> [UnlinkEvent] {
+    func unlinkEvents(_ state: AccountEventState) async throws -> [AccountEvent] {
         try await shared.store.events(state: state)
     }
 }

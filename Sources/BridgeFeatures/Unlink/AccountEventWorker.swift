@@ -7,7 +7,7 @@ import Upstreams
 /// docs/api.md#kakaos-security-events): takes the events that are due,
 /// retries failed steps, takes over an event whose instance died once its lease has passed, keeps the queue's gauges,
 /// and deletes what has expired from the store.
-public struct UnlinkQueueWorker: Sendable {
+public struct AccountEventWorker: Sendable {
     let shared: SharedState
     /// The current features' account actions, or nil while the unlink webhook and the security events are both off (then
     /// nothing is taken; the sweep still runs).
@@ -38,7 +38,7 @@ public struct UnlinkQueueWorker: Sendable {
 
     /// One round: what is due now, each event's steps in turn.
     func takeDue(_ actions: AccountActions) async {
-        let events: [UnlinkEvent]
+        let events: [AccountEvent]
         do {
             events = try await shared.store.claimDue(
                 owner: shared.instanceID, now: shared.clock.now(), leaseSeconds: actions.leaseSeconds, limit: 16

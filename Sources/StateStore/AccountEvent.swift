@@ -2,7 +2,7 @@
 /// or one account deletion (docs/api.md#deleting-an-account, `kind` `.deletion`), as the queue keeps it until its steps
 /// have succeeded or its deadline has passed. No token and no email: the uid is the only account
 /// detail, and only once step `firebase` found it.
-public struct UnlinkEvent: Sendable, Equatable {
+public struct AccountEvent: Sendable, Equatable {
     /// Chosen by the caller so that Kakao's repeated call is the same event (for example a digest of the app id, the
     /// Kakao id and the time).
     public let id: String
@@ -20,13 +20,13 @@ public struct UnlinkEvent: Sendable, Equatable {
     public let receivedAt: Int64
     /// No retry after this instant: the event is then marked failed.
     public let deadline: Int64
-    public var state: UnlinkEventState
-    public var firebase: UnlinkStepProgress
-    public var backend: UnlinkStepProgress
+    public var state: AccountEventState
+    public var firebase: AccountStepProgress
+    public var backend: AccountStepProgress
     /// What the event is: an account event (every event before deletions) or an account deletion.
     public let kind: UnlinkEventKind
     /// A deletion's unlink at the provider; `.skipped` for the account events, which have no such step.
-    public var providerUnlink: UnlinkStepProgress
+    public var providerUnlink: AccountStepProgress
     /// A deletion of a linked account (docs/api.md#linking-to-an-existing-firebase-account): the link record
     /// `kakao:<id>`, deleted with the account. nil otherwise.
     public let linkRecord: String?
@@ -55,10 +55,10 @@ public struct UnlinkEvent: Sendable, Equatable {
         self.receivedAt = receivedAt
         self.deadline = deadline
         self.state = .pending
-        self.firebase = UnlinkStepProgress(nextAttemptAt: receivedAt)
-        self.backend = UnlinkStepProgress(nextAttemptAt: receivedAt)
+        self.firebase = AccountStepProgress(nextAttemptAt: receivedAt)
+        self.backend = AccountStepProgress(nextAttemptAt: receivedAt)
         self.kind = kind
-        self.providerUnlink = UnlinkStepProgress(state: providerUnlink, nextAttemptAt: receivedAt)
+        self.providerUnlink = AccountStepProgress(state: providerUnlink, nextAttemptAt: receivedAt)
         self.linkRecord = linkRecord
         self.uid = nil
         self.nextAttemptAt = receivedAt
@@ -68,11 +68,11 @@ public struct UnlinkEvent: Sendable, Equatable {
     }
 
     package init(
-        id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, state: UnlinkEventState,
-        firebase: UnlinkStepProgress, backend: UnlinkStepProgress, uid: String?, nextAttemptAt: Int64,
+        id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, state: AccountEventState,
+        firebase: AccountStepProgress, backend: AccountStepProgress, uid: String?, nextAttemptAt: Int64,
         lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64, eventType: String?,
         provider: String? = nil, providerID: String? = nil, kind: UnlinkEventKind = .accountEvent,
-        providerUnlink: UnlinkStepProgress? = nil, linkRecord: String? = nil
+        providerUnlink: AccountStepProgress? = nil, linkRecord: String? = nil
     ) {
         self.id = id
         self.kakaoID = kakaoID
@@ -86,7 +86,7 @@ public struct UnlinkEvent: Sendable, Equatable {
         self.firebase = firebase
         self.backend = backend
         self.kind = kind
-        self.providerUnlink = providerUnlink ?? UnlinkStepProgress(state: .skipped, nextAttemptAt: receivedAt)
+        self.providerUnlink = providerUnlink ?? AccountStepProgress(state: .skipped, nextAttemptAt: receivedAt)
         self.linkRecord = linkRecord
         self.uid = uid
         self.nextAttemptAt = nextAttemptAt
@@ -95,7 +95,7 @@ public struct UnlinkEvent: Sendable, Equatable {
         self.leaseExpiresAt = leaseExpiresAt
     }
 
-    public subscript(step: UnlinkStep) -> UnlinkStepProgress {
+    public subscript(step: UnlinkStep) -> AccountStepProgress {
         get {
             switch step {
             case .firebase: firebase
@@ -117,16 +117,16 @@ public struct UnlinkEvent: Sendable, Equatable {
 public enum UnlinkEventKind: String, Sendable, Equatable, CaseIterable {
     /// An unlink webhook call, a security event, a provider's unlink callback.
     case accountEvent = "account_event"
-    /// An account deleted through the service (docs/api.md#deleting-an-account): its id is `UnlinkEvent.deletionID(uid:)`.
+    /// An account deleted through the service (docs/api.md#deleting-an-account): its id is `AccountEvent.deletionID(uid:)`.
     case deletion
 }
 
-extension UnlinkEvent {
+extension AccountEvent {
     /// The id of the deletion of `uid`: one record per account, so that a deletion asked again finds it.
     public static func deletionID(uid: String) -> String { "deletion:" + uid }
 }
 
-public enum UnlinkEventState: String, Sendable, Equatable, CaseIterable {
+public enum AccountEventState: String, Sendable, Equatable, CaseIterable {
     case pending
     case failed
     case done
@@ -150,7 +150,7 @@ public enum UnlinkStepState: String, Sendable, Equatable {
     case failed
 }
 
-public struct UnlinkStepProgress: Sendable, Equatable {
+public struct AccountStepProgress: Sendable, Equatable {
     public var state: UnlinkStepState
     public var attempts: Int
     public var nextAttemptAt: Int64
