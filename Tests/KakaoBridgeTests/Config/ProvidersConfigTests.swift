@@ -3,7 +3,7 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 
-/// `naver.*` and `line.*` (docs/configuration.md#keys, CONTRACT §15): off until their id is set, read from YAML and the
+/// `naver.*` and `line.*` (docs/configuration.md#keys): off until their id is set, read from YAML and the
 /// environment, https-only, their prefixes apart from each other's, every problem listed at once and no secret echoed.
 @Suite struct ProvidersConfigTests {
     @Test func bothAreOffByDefaultWithTheDocumentedDefaults() {

@@ -7,10 +7,10 @@ import Foundation
 import StandIns
 import Testing
 
-/// Naver and LINE logins through the whole flow (CONTRACT §15, docs/api.md#providers) over libcurl against the strict
+/// Naver and LINE logins through the whole flow (docs/api.md#providers) over libcurl against the strict
 /// stand-ins: steps 2–6, the user sync, the hook with the provider-shaped body, the cache, the refusals as the providers
 /// send them, and Naver's unlink callback to a pending queue step and back.
-@Suite("Providers end to end (CONTRACT §15)")
+@Suite("Naver and LINE logins end to end: steps 2–6, user sync, hook, cache, unlink callback")
 struct ProviderEndToEndTests {
     static let naverAccount = NaverStandIn.Account(
         id: "32742776-e2e-naver-id", nickname: "naverNick", name: "Kim Naver", email: "kim@naver.com",

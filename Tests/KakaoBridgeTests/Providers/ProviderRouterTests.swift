@@ -10,9 +10,9 @@ import StateStore
 import Testing
 import Upstreams
 
-/// Naver and LINE beside Kakao (docs/api.md#providers, CONTRACT §15) at the router's depth, with in-memory upstreams:
+/// Naver and LINE beside Kakao (docs/api.md#providers) at the router's depth, with in-memory upstreams:
 /// the `provider` parameter, every refusal, the answers' shape, the hook's two body shapes and Naver's unlink callback.
-@Suite("Providers at the router (CONTRACT §15)")
+@Suite("Naver and LINE at the router: every refusal, before any upstream call where it must be")
 struct ProviderRouterTests {
     static let naverUser = NaverUser(id: "NaVeR-iD_0123456789", nickname: "naverNick", name: "Kim", profileImageURL: "https://phinf.pstatic.net/a.png", email: "kim@naver.com")
     static let lineUser = LineUser(id: "U0123456789abcdef0123456789abcdef", displayName: "Brown", pictureURL: "https://profile.line-scdn.net/x")
