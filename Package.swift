@@ -70,11 +70,14 @@ let package = Package(
         .target(name: "BuildVersion", swiftSettings: swiftSettings, plugins: ["BuildVersionPlugin"]),
         .plugin(name: "BuildVersionPlugin", capability: .buildTool()),
 
-        // The support layer every other layer uses: the clock, the expiring table, single-flight, the form codec, and the
-        // configuration with its YAML reader. It knows no upstream, feature or route.
+        // The support layer every other layer uses: the clock, the expiring table, single-flight, the form codec, the
+        // metric names and their two tables, and the configuration with its YAML reader. It knows no upstream, feature or
+        // route.
         .target(
             name: "BridgeSupport",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"), .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         // One folder per outside system (Kakao, Kakao's keys, Identity Toolkit and Google's certificates, Google's token

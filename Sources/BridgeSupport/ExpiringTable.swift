@@ -14,27 +14,19 @@ package protocol ExpiringEntry: AnyObject {
 /// (The used nonces and security events' `jti`s are not: they live in the state store, shared by every instance.)
 ///
 /// Entries go in insertion order (a replaced entry's old slot is skipped when it reaches the front), so the front is the
-/// oldest insertion: dropping from it removes what has expired and, past `maxEntries`, the oldest live entries
-/// (`.dropOldest`, what every table of the service does), or refuses a new key instead (`.refuseNew`, for a table that
-/// must not forget a live entry; none uses it since the nonces moved to the state store).
+/// oldest insertion: dropping from it removes what has expired and, past `maxEntries`, the oldest live entries (a cache
+/// forgets; nothing that must not forget lives here).
 /// Expiry is checked on every read, so an entry past its moment never counts even before it is dropped.
 ///
 /// Pure bookkeeping: no clock and no lock. Its owner holds it under a `Mutex` and passes the time in, so the tests drive
 /// it with moments of their choosing.
 package struct ExpiringTable<Entry: ExpiringEntry> {
-    package enum WhenFull: Sendable {
-        case dropOldest
-        case refuseNew
-    }
-
     package let maxEntries: Int
-    package let whenFull: WhenFull
     private var entries: [Entry.Key: Entry] = [:]
     private var order = Deque<Entry>()
 
-    package init(maxEntries: Int, whenFull: WhenFull = .dropOldest) {
+    package init(maxEntries: Int) {
         self.maxEntries = max(1, maxEntries)
-        self.whenFull = whenFull
     }
 
     /// Entries held, live or expired but not yet dropped.
@@ -53,20 +45,13 @@ package struct ExpiringTable<Entry: ExpiringEntry> {
         return entry
     }
 
-    /// Puts `entry` in (replacing the entry of its key). `false` only with `.refuseNew`, when the table is full of live
-    /// entries and the key is new.
-    @discardableResult
-    package mutating func insert(_ entry: Entry, now: Entry.Moment) -> Bool {
-        let isNew = entries[entry.key] == nil
-        if isNew {
-            dropFront(now: now, room: 1)
-            if whenFull == .refuseNew, entries.count >= maxEntries { return false }
-        }
+    /// Puts `entry` in (replacing the entry of its key), making room for a new key.
+    package mutating func insert(_ entry: Entry, now: Entry.Moment) {
+        if entries[entry.key] == nil { dropFront(now: now, room: 1) }
         entries[entry.key] = entry
         order.append(entry)
         // Replacements leave stale slots behind a live front; past twice the live count they are swept in one pass.
         if order.count > 2 * entries.count + 64 { order = Deque(order.filter { entries[$0.key] === $0 }) }
-        return true
     }
 
     @discardableResult
@@ -80,11 +65,11 @@ package struct ExpiringTable<Entry: ExpiringEntry> {
         return keys.count
     }
 
-    /// Drops expired entries from the front and, with `.dropOldest`, live ones until `room` more fit.
+    /// Drops expired entries from the front, and live ones until `room` more fit.
     private mutating func dropFront(now: Entry.Moment, room: Int) {
         while let oldest = order.first {
             if entries[oldest.key] === oldest {
-                let over = whenFull == .dropOldest && entries.count + room > maxEntries
+                let over = entries.count + room > maxEntries
                 guard over || oldest.expiresAt <= now else { break }
                 entries[oldest.key] = nil
             }

@@ -23,3 +23,9 @@ extension String {
         return String(slice)
     }
 }
+
+extension String {
+    /// A configured base URL without its one trailing slash, so that a path starting with `/` can follow it: how every
+    /// upstream client takes `*_base_url`, with or without the slash.
+    package var withoutTrailingSlash: String { hasSuffix("/") ? String(dropLast()) : self }
+}

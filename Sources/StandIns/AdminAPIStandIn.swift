@@ -117,7 +117,7 @@ public final class AdminAPIStandIn: Sendable {
         }
         if let replacement = try await fault?.apply() { return replacement }
 
-        let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let bearer = request.bearerToken
         let authorized = emulated ? bearer == "owner" : bearer.map { token in issuers.contains { $0.isValid(token) } } ?? false
         guard authorized else {
             return reject(

@@ -30,13 +30,13 @@ public final class GoogleTokenStandIn: Sendable {
         var url = ""
         var fault = FaultSlot<StandInFault>()
         var fetches = 0
-        var issued: [String: Int64] = [:]
         var lastAssertionPayload: JSONValue?
         var lastAssertionHeader: JSONValue?
         var lastRejection: String?
     }
 
     private let state = Mutex(State())
+    private let issued: IssuedTokens
 
     public init(
         account: SandboxServiceAccount, tokenLifetime: Int64 = 3599,
@@ -47,6 +47,7 @@ public final class GoogleTokenStandIn: Sendable {
         self.keyID = account.privateKeyID
         self.tokenLifetime = tokenLifetime
         self.now = now
+        self.issued = IssuedTokens(now: now)
     }
 
     /// The service account's `token_uri`, and what the assertion's `aud` must be.
@@ -63,12 +64,11 @@ public final class GoogleTokenStandIn: Sendable {
 
     /// Whether `token` is an access token this endpoint issued and that has not expired.
     public func isValid(_ token: String) -> Bool {
-        let now = self.now()
-        return state.withLock { $0.issued[token].map { now < $0 } ?? false }
+        issued.isValid(token)
     }
 
     /// Forgets every issued token: what an expired or revoked credential looks like to the Admin API.
-    public func revokeAll() { state.withLock { $0.issued.removeAll() } }
+    public func revokeAll() { issued.revokeAll() }
 
     public func start(logger: Logger? = nil) async throws -> StandInServer {
         let router = Router()
@@ -94,9 +94,7 @@ public final class GoogleTokenStandIn: Sendable {
         case .failure(let why):
             return refuse("invalid_grant", why.text)
         case .success:
-            let token = "ya29.standin-" + Base64URL.encode(SecureRandom.bytes(count: 48))
-            let expiry = now() + tokenLifetime
-            state.withLock { $0.issued[token] = expiry }
+            let token = issued.issue(prefix: "ya29.standin-", lifetime: tokenLifetime)
             return Reply.json(200, [
                 "access_token": .string(token), "expires_in": .int(tokenLifetime), "token_type": .string("Bearer"),
             ])

@@ -72,7 +72,7 @@ public final class IAMCredentialsStandIn: Sendable {
         }
         if let replacement = try await fault?.apply() { return replacement }
 
-        let bearer = authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let bearer = request.bearerToken
         guard let bearer, tokens.isValid(bearer) else {
             return reject(
                 401, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",

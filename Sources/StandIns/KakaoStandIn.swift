@@ -210,7 +210,7 @@ public final class KakaoStandIn: Sendable {
             break
         }
 
-        guard let token = Self.bearerToken(request) else {
+        guard let token = request.bearerToken else {
             return Self.error(400, code: -2, "authorization header is missing or malformed")
         }
         guard let issued = state.withLock({ $0.tokens[token] }) else {
@@ -288,14 +288,6 @@ public final class KakaoStandIn: Sendable {
         return response
     }
 
-    /// Kakao wants exactly one `Authorization: Bearer <token>` header.
-    private static func bearerToken(_ request: Request) -> String? {
-        let values = request.headers[values: .authorization]
-        guard values.count == 1, values[0].hasPrefix("Bearer ") else { return nil }
-        let token = values[0].dropFirst("Bearer ".count)
-        guard !token.isEmpty, !token.contains(where: { $0 == " " || $0 == "\t" }) else { return nil }
-        return String(token)
-    }
 
     private static func error(_ status: Int, code: Int, _ message: String) -> Response {
         Reply.json(status, ["msg": .string(message), "code": .int(Int64(code))], contentType: Reply.kakaoJSON)

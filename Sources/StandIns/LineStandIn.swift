@@ -163,7 +163,7 @@ public final class LineStandIn: Sendable {
         }
         if let replaced = await Self.apply(fault) { return replaced }
         // The token in the query, as LINE's API takes it; nothing else.
-        guard let query = request.uri.query, let token = Self.queryValue(query, "access_token"), !token.isEmpty else {
+        guard let query = request.uri.query, let token = FormFields.parse(query)["access_token"], !token.isEmpty else {
             return Self.error(400, "invalid_request", "access_token is required")
         }
         guard let issued = state.withLock({ $0.tokens[token] }) else { return Self.error(400, "invalid_request", "invalid access token") }
@@ -178,9 +178,7 @@ public final class LineStandIn: Sendable {
             return state.profileFault.take()
         }
         if let replaced = await Self.apply(fault) { return replaced }
-        let values = request.headers[values: .authorization]
-        guard values.count == 1, values[0].hasPrefix("Bearer "),
-              let issued = state.withLock({ $0.tokens[String(values[0].dropFirst("Bearer ".count))] }),
+        guard let token = request.bearerToken, let issued = state.withLock({ $0.tokens[token] }),
               ContinuousClock.now < issued.expiresAt
         else { return Reply.json(401, ["message": "Authentication failed"]) }
         var body: [String: JSONValue] = ["userId": .string(issued.account.userID), "statusMessage": "never read"]
@@ -218,9 +216,7 @@ public final class LineStandIn: Sendable {
             return state.deauthorizeFault.take()
         }
         if let replaced = await Self.apply(fault) { return replaced }
-        let values = request.headers[values: .authorization]
-        guard values.count == 1, values[0].hasPrefix("Bearer "),
-              state.withLock({ $0.channelTokens.contains(String(values[0].dropFirst("Bearer ".count))) })
+        guard let token = request.bearerToken, state.withLock({ $0.channelTokens.contains(token) })
         else { return Reply.json(401, ["message": "Authentication failed"]) }
         guard request.mediaType == "application/json", let body = try? await request.bodyBytes(),
               let json = JSONValue.parse(body[...]), let token = json["userAccessToken"]?.stringValue
@@ -253,28 +249,6 @@ public final class LineStandIn: Sendable {
             return nil
         case nil: return nil
         }
-    }
-
-    private static func queryValue(_ query: String, _ name: String) -> String? {
-        for pair in query.split(separator: "&") where pair.hasPrefix(name + "=") {
-            return percentDecoded(pair.dropFirst(name.count + 1))
-        }
-        return nil
-    }
-
-    private static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var rest = Array(text.utf8)[...]
-        while let byte = rest.popFirst() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                continue
-            }
-            guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(value)
-            rest = rest.dropFirst(2)
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func error(_ status: Int, _ code: String, _ description: String) -> Response {

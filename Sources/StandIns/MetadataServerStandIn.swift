@@ -33,12 +33,12 @@ public final class MetadataServerStandIn: AccessTokenIssuing {
     private struct State {
         var faults: [Endpoint: FaultSlot<StandInFault>] = [:]
         var calls: [Endpoint: Int] = [:]
-        var issued: [String: Int64] = [:]
         var refusedWithoutFlavor = 0
         var lastRejection: String?
     }
 
     private let state = Mutex(State())
+    private let issued: IssuedTokens
 
     public init(
         email: String, projectID: String, tokenLifetime: Int64 = 3599,
@@ -48,6 +48,7 @@ public final class MetadataServerStandIn: AccessTokenIssuing {
         self.projectID = projectID
         self.tokenLifetime = tokenLifetime
         self.now = now
+        self.issued = IssuedTokens(now: now)
     }
 
     /// `endpoint` nil: every endpoint answers with the fault (`times` answers of each, or for good).
@@ -63,12 +64,11 @@ public final class MetadataServerStandIn: AccessTokenIssuing {
     public var lastRejection: String? { state.withLock { $0.lastRejection } }
 
     public func isValid(_ token: String) -> Bool {
-        let now = self.now()
-        return state.withLock { $0.issued[token].map { now < $0 } ?? false }
+        issued.isValid(token)
     }
 
     /// Forgets every token it issued: what a revoked credential looks like to the APIs that check them.
-    public func revokeAll() { state.withLock { $0.issued.removeAll() } }
+    public func revokeAll() { issued.revokeAll() }
 
     public func start(logger: Logger? = nil) async throws -> StandInServer {
         let router = Router()
@@ -95,9 +95,7 @@ public final class MetadataServerStandIn: AccessTokenIssuing {
         case .email: return text(email)
         case .projectID: return text(projectID)
         case .token:
-            let token = "ya29.metadata-" + Base64URL.encode(SecureRandom.bytes(count: 48))
-            let expiry = now() + tokenLifetime
-            state.withLock { $0.issued[token] = expiry }
+            let token = issued.issue(prefix: "ya29.metadata-", lifetime: tokenLifetime)
             var response = Reply.json(200, [
                 "access_token": .string(token), "expires_in": .int(tokenLifetime), "token_type": .string("Bearer"),
             ], contentType: "application/json")

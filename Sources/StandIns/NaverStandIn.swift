@@ -122,11 +122,7 @@ public final class NaverStandIn: Sendable {
         case nil:
             break
         }
-        let values = request.headers[values: .authorization]
-        guard values.count == 1, values[0].hasPrefix("Bearer "), values[0].count > "Bearer ".count else {
-            return Self.refusal(401, code: "028")
-        }
-        let token = String(values[0].dropFirst("Bearer ".count))
+        guard let token = request.bearerToken else { return Self.refusal(401, code: "028") }
         guard let account = state.withLock({ $0.tokens[token] }) else { return Self.refusal(401, code: "024") }
         var profile: [String: JSONValue] = ["id": .string(account.id)]
         if let nickname = account.nickname { profile["nickname"] = .string(nickname) }

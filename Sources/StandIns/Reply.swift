@@ -38,6 +38,17 @@ extension Request {
         return Array(buffer.readableBytesView)
     }
 
+    /// The token of exactly one `Authorization: Bearer <token>` header, non-empty and without blanks; nil otherwise. What
+    /// every stand-in's API takes, so a bridge that sent two headers or an empty token fails the test as it would fail
+    /// the real call.
+    var bearerToken: String? {
+        let values = headers[values: .authorization]
+        guard values.count == 1, values[0].hasPrefix("Bearer ") else { return nil }
+        let token = values[0].dropFirst("Bearer ".count)
+        guard !token.isEmpty, !token.contains(where: { $0 == " " || $0 == "\t" }) else { return nil }
+        return String(token)
+    }
+
     var mediaType: String? {
         headers[.contentType]?.split(separator: ";").first.map { part in
             let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }

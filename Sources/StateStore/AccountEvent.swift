@@ -24,7 +24,7 @@ public struct AccountEvent: Sendable, Equatable {
     public var firebase: AccountStepProgress
     public var backend: AccountStepProgress
     /// What the event is: an account event (every event before deletions) or an account deletion.
-    public let kind: UnlinkEventKind
+    public let kind: AccountEventKind
     /// A deletion's unlink at the provider; `.skipped` for the account events, which have no such step.
     public var providerUnlink: AccountStepProgress
     /// A deletion of a linked account (docs/api.md#linking-to-an-existing-firebase-account): the link record
@@ -40,38 +40,27 @@ public struct AccountEvent: Sendable, Equatable {
     public var leaseOwner: String?
     public var leaseExpiresAt: Int64
 
-    /// A new, pending event: both steps pending and due at once.
+    /// A new, pending event: its steps pending and due at once, nobody holding it.
     public init(
         id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, eventType: String? = nil,
-        provider: String? = nil, providerID: String? = nil, kind: UnlinkEventKind = .accountEvent,
-        providerUnlink: UnlinkStepState = .skipped, linkRecord: String? = nil
+        provider: String? = nil, providerID: String? = nil, kind: AccountEventKind = .accountEvent,
+        providerUnlink: AccountStepState = .skipped, linkRecord: String? = nil
     ) {
-        self.id = id
-        self.kakaoID = kakaoID
-        self.provider = provider
-        self.providerID = providerID
-        self.reason = reason
-        self.eventType = eventType
-        self.receivedAt = receivedAt
-        self.deadline = deadline
-        self.state = .pending
-        self.firebase = AccountStepProgress(nextAttemptAt: receivedAt)
-        self.backend = AccountStepProgress(nextAttemptAt: receivedAt)
-        self.kind = kind
-        self.providerUnlink = AccountStepProgress(state: providerUnlink, nextAttemptAt: receivedAt)
-        self.linkRecord = linkRecord
-        self.uid = nil
-        self.nextAttemptAt = receivedAt
-        self.lastErrorCode = nil
-        self.leaseOwner = nil
-        self.leaseExpiresAt = 0
+        self.init(
+            id: id, kakaoID: kakaoID, reason: reason, receivedAt: receivedAt, deadline: deadline, state: .pending,
+            firebase: AccountStepProgress(nextAttemptAt: receivedAt), backend: AccountStepProgress(nextAttemptAt: receivedAt),
+            uid: nil, nextAttemptAt: receivedAt, lastErrorCode: nil, leaseOwner: nil, leaseExpiresAt: 0, eventType: eventType,
+            provider: provider, providerID: providerID, kind: kind,
+            providerUnlink: AccountStepProgress(state: providerUnlink, nextAttemptAt: receivedAt), linkRecord: linkRecord
+        )
     }
 
+    /// Every field as stored (the stores read rows back with it).
     package init(
         id: String, kakaoID: Int64, reason: String, receivedAt: Int64, deadline: Int64, state: AccountEventState,
         firebase: AccountStepProgress, backend: AccountStepProgress, uid: String?, nextAttemptAt: Int64,
         lastErrorCode: String?, leaseOwner: String?, leaseExpiresAt: Int64, eventType: String?,
-        provider: String? = nil, providerID: String? = nil, kind: UnlinkEventKind = .accountEvent,
+        provider: String? = nil, providerID: String? = nil, kind: AccountEventKind = .accountEvent,
         providerUnlink: AccountStepProgress? = nil, linkRecord: String? = nil
     ) {
         self.id = id
@@ -95,7 +84,7 @@ public struct AccountEvent: Sendable, Equatable {
         self.leaseExpiresAt = leaseExpiresAt
     }
 
-    public subscript(step: UnlinkStep) -> AccountStepProgress {
+    public subscript(step: AccountStep) -> AccountStepProgress {
         get {
             switch step {
             case .firebase: firebase
@@ -114,7 +103,7 @@ public struct AccountEvent: Sendable, Equatable {
 }
 
 /// What a queued event is.
-public enum UnlinkEventKind: String, Sendable, Equatable, CaseIterable {
+public enum AccountEventKind: String, Sendable, Equatable, CaseIterable {
     /// An unlink webhook call, a security event, a provider's unlink callback.
     case accountEvent = "account_event"
     /// An account deleted through the service (docs/api.md#deleting-an-account): its id is `AccountEvent.deletionID(uid:)`.
@@ -134,14 +123,14 @@ public enum AccountEventState: String, Sendable, Equatable, CaseIterable {
 
 /// The steps of an unlink (docs/api.md#kakaos-unlink-webhook) that talk to an outside system: the Firebase action (step 2) and the backend's call (step 3);
 /// a deletion (docs/api.md#deleting-an-account) also unlinks at the provider first.
-public enum UnlinkStep: String, Sendable, Equatable, CaseIterable {
+public enum AccountStep: String, Sendable, Equatable, CaseIterable {
     case firebase
     case backend
     /// Only a deletion's: the columns `provider_unlink_*`.
     case providerUnlink = "provider_unlink"
 }
 
-public enum UnlinkStepState: String, Sendable, Equatable {
+public enum AccountStepState: String, Sendable, Equatable {
     case pending
     case done
     /// Nothing to do: a deletion's unlink without the admin key or the person's token, a backend without `backend.unlink_url`.
@@ -151,13 +140,13 @@ public enum UnlinkStepState: String, Sendable, Equatable {
 }
 
 public struct AccountStepProgress: Sendable, Equatable {
-    public var state: UnlinkStepState
+    public var state: AccountStepState
     public var attempts: Int
     public var nextAttemptAt: Int64
     /// A short code such as `backend_unavailable`, never a message from the outside system.
     public var lastErrorCode: String?
 
-    public init(state: UnlinkStepState = .pending, attempts: Int = 0, nextAttemptAt: Int64, lastErrorCode: String? = nil) {
+    public init(state: AccountStepState = .pending, attempts: Int = 0, nextAttemptAt: Int64, lastErrorCode: String? = nil) {
         self.state = state
         self.attempts = attempts
         self.nextAttemptAt = nextAttemptAt
@@ -171,7 +160,7 @@ public enum UnlinkRequeue: Sendable, Equatable {
     case allFailed
 }
 
-public struct UnlinkQueueCounts: Sendable, Equatable {
+public struct AccountEventCounts: Sendable, Equatable {
     public let pending: Int
     public let failed: Int
 

@@ -55,11 +55,11 @@ public protocol StateStore: Service, Sendable {
 
     /// Marks `step` done (and, for `firebase`, keeps the uid it found); `false` when `owner` no longer holds the lease.
     /// The lease stays with `owner` for the next step.
-    func completeStep(id: String, step: UnlinkStep, owner: String, uid: String?) async throws(StateStoreError) -> Bool
+    func completeStep(id: String, step: AccountStep, owner: String, uid: String?) async throws(StateStoreError) -> Bool
 
     /// Counts a failed attempt of a pending `step`, due again at `nextAttemptAt`, and releases the lease; `false` when
     /// `owner` no longer holds it. A done step stays done.
-    func deferStep(id: String, step: UnlinkStep, owner: String, errorCode: String, nextAttemptAt: Int64) async throws(StateStoreError) -> Bool
+    func deferStep(id: String, step: AccountStep, owner: String, errorCode: String, nextAttemptAt: Int64) async throws(StateStoreError) -> Bool
 
     /// The event gave up (its deadline passed): failed, with the code, lease released.
     func markFailed(id: String, errorCode: String) async throws(StateStoreError)
@@ -77,7 +77,7 @@ public protocol StateStore: Service, Sendable {
     @discardableResult
     func requeue(_ which: UnlinkRequeue, now: Int64, newDeadline: Int64) async throws(StateStoreError) -> Int
 
-    func queueCounts() async throws(StateStoreError) -> UnlinkQueueCounts
+    func queueCounts() async throws(StateStoreError) -> AccountEventCounts
 
     // MARK: Users the service disabled (docs/api.md#kakaos-security-events)
 

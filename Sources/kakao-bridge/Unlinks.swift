@@ -98,7 +98,7 @@ struct Unlinks: AsyncParsableCommand {
         writer.string(event.state.rawValue)
         writer.member("uid", event.uid)
         writer.member("error", event.lastErrorCode)
-        for step in UnlinkStep.allCases where step != .providerUnlink || event.kind == .deletion {
+        for step in AccountStep.allCases where step != .providerUnlink || event.kind == .deletion {
             let progress = event[step]
             writer.key(step.rawValue)
             writer.openObject()

@@ -45,7 +45,7 @@ import Upstreams
         let clock = ManualUnixClock()
         let nonces = KakaoNonces(secret: Self.secret, clock: clock.clock)
         let store = MemoryStateStore(clock: clock.clock)
-        let memory = KakaoNonceMemory(store: store, health: StoreHealth())
+        let memory = UsedKakaoNonces(store: store, health: StoreHealth())
         let first = try nonces.check(nonces.issue().nonce)
         let second = try nonces.check(nonces.issue().nonce)
         #expect(try await memory.use(first) == .first)

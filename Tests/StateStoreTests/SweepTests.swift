@@ -31,7 +31,7 @@ struct SweepTests {
             #expect(try await b.acquireLinkLock(key: "gone", owner: "b", leaseSeconds: 10, now: 1_086_400))
             #expect(try await !b.acquireLinkLock(key: "kept", owner: "b", leaseSeconds: 10, now: 1_086_400))
             #expect(try await b.events(state: .done).map(\.id) == ["done-new"])
-            #expect(try await b.queueCounts() == UnlinkQueueCounts(pending: 1, failed: 1))
+            #expect(try await b.queueCounts() == AccountEventCounts(pending: 1, failed: 1))
             #expect(try await b.deleteExpired(now: 1_086_400) == 0)
         }
     }

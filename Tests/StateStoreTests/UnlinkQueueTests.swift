@@ -16,7 +16,7 @@ struct UnlinkQueueTests {
             #expect(try await !a.enqueue(event))
             #expect(try await !b.enqueue(Self.event("e1", kakaoID: 99)))
             #expect(try await b.events(state: .pending) == [event])
-            #expect(try await b.queueCounts() == UnlinkQueueCounts(pending: 1, failed: 0))
+            #expect(try await b.queueCounts() == AccountEventCounts(pending: 1, failed: 0))
         }
     }
 
@@ -123,7 +123,7 @@ struct UnlinkQueueTests {
             #expect(done.first?.backend.state == .done)
             #expect(done.first?.backend.attempts == 2)
             #expect(done.first?.leaseOwner == nil)
-            #expect(try await b.queueCounts() == UnlinkQueueCounts(pending: 0, failed: 0))
+            #expect(try await b.queueCounts() == AccountEventCounts(pending: 0, failed: 0))
             #expect(try await b.claimDue(owner: "b", now: 2_000_000, leaseSeconds: 30, limit: 10).isEmpty)
         }
     }
@@ -136,7 +136,7 @@ struct UnlinkQueueTests {
             #expect(try await a.deferStep(id: "f1", step: .firebase, owner: "a", errorCode: "firebase_admin_rejected", nextAttemptAt: 1_000_010))
             try await a.markFailed(id: "f1", errorCode: "firebase_admin_rejected")
             try await a.markFailed(id: "f2", errorCode: "backend_rejected")
-            #expect(try await b.queueCounts() == UnlinkQueueCounts(pending: 1, failed: 2))
+            #expect(try await b.queueCounts() == AccountEventCounts(pending: 1, failed: 2))
             let failed = try await b.events(state: .failed)
             #expect(failed.map(\.id) == ["f1", "f2"])
             #expect(failed.map(\.lastErrorCode) == ["firebase_admin_rejected", "backend_rejected"])
@@ -150,7 +150,7 @@ struct UnlinkQueueTests {
             #expect(f1.firebase.nextAttemptAt == 2_000_000)
             #expect(f1.firebase.attempts == 1)
             #expect(try await b.requeue(.allFailed, now: 2_000_000, newDeadline: 2_100_000) == 1)
-            #expect(try await a.queueCounts() == UnlinkQueueCounts(pending: 3, failed: 0))
+            #expect(try await a.queueCounts() == AccountEventCounts(pending: 3, failed: 0))
             let claimed = try await b.claimDue(owner: "b", now: 2_000_000, leaseSeconds: 30, limit: 10)
             // f3 too: its first lease has long expired.
             #expect(Set(claimed.map(\.id)) == ["f1", "f2", "f3"])

@@ -9,10 +9,10 @@ extension AccountActions {
     /// request (their person's token is never kept), so here they are never pending. Each step done is recorded at once
     /// and not repeated; each is safe to repeat after a crash (an unlinked Kakao user answers -101, a deleted user is
     /// not found: both count as done).
-    func deletionSteps(_ event: AccountEvent, context: CallContext) async -> Outcome {
+    func deletionSteps(_ event: AccountEvent, context: CallContext) async -> EventOutcome {
         let store = shared.store
         let owner = shared.instanceID
-        var failure: (step: UnlinkStep, problem: Problem)?
+        var failure: (step: AccountStep, problem: Problem)?
         if event.providerUnlink.state == .pending {
             do throws(Problem) {
                 guard let kakaoUnlinker else { throw Problem.kakaoUnavailable("kakao.admin_key is no longer set.") }

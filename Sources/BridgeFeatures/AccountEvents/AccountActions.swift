@@ -13,7 +13,7 @@ package final class AccountActions: Sendable {
     package typealias UnlinkAction = BridgeConfig.UnlinkAction
 
     /// What happened, for the log line and the metrics.
-    package enum Outcome: String, CaseIterable, Sendable {
+    package enum EventOutcome: String, CaseIterable, Sendable {
         case done
         case noUser = "no_user"
         /// A step failed and is retried later.
@@ -113,7 +113,7 @@ package final class AccountActions: Sendable {
     /// Both steps of an event this instance holds the lease of. A step already done is not repeated; each is safe to
     /// repeat after a crash. The lease is renewed while the steps run, so a slow step is never taken over and run twice at
     /// once.
-    package func work(_ event: AccountEvent, context: CallContext) async -> Outcome {
+    package func work(_ event: AccountEvent, context: CallContext) async -> EventOutcome {
         let renewal = Task { [shared, clock, leaseSeconds] in
             while !Task.isCancelled {
                 // A third of the lease, to the millisecond: leases end on whole seconds, so with a short lease a whole-second
@@ -128,7 +128,7 @@ package final class AccountActions: Sendable {
         let store = shared.store
         let owner = shared.instanceID
         let action = AccountAction(queued: event.eventType)
-        var failure: (step: UnlinkStep, problem: Problem)?
+        var failure: (step: AccountStep, problem: Problem)?
         // The uid the backend is told: known once step `firebase` has looked the user up (nil: there is none).
         var found: String?? = event.firebase.state == .done ? .some(event.uid) : nil
         if event.firebase.state != .done {
@@ -159,217 +159,5 @@ package final class AccountActions: Sendable {
             return uid == nil ? .noUser : .done
         }
         return await giveUpOrRetry(event, action, failure.step, failure.problem, uid: found ?? nil)
-    }
-
-    private static func doneMessage(_ action: AccountAction) -> String {
-        switch action {
-        case .unlink: "unlinked a Kakao user"
-        case .disable: "disabled a Kakao user for Kakao's account-disabled"
-        case .enable: "enabled a Kakao user for Kakao's account-enabled"
-        case .revokeSessions: "revoked a Kakao user's sessions for Kakao's security event"
-        case .distrustEmail: "a Kakao user's email is no longer trusted (identifier-recycled)"
-        case .dropVerifications, .refreshProfile, .acknowledge: "handled Kakao's security event"
-        }
-    }
-
-    /// Step `backend`: the unlink URL for an unlink (the webhook's or a SET's), the events URL for every SET's event.
-    /// `false` when nobody was to be told.
-    private func tellBackend(_ event: AccountEvent, action: AccountAction, uid: String?, context: CallContext) async throws(Problem) -> Bool {
-        var told = false
-        if action == .unlink, let unlinkNotifier {
-            let notice = if let provider = event.provider.flatMap(Provider.init(rawValue:)), provider != .kakao, let id = event.providerID {
-                UnlinkNotice(uid: uid, provider: provider, providerID: id)
-            } else {
-                UnlinkNotice(uid: uid, kakaoID: event.kakaoID, referrerType: event.reason)
-            }
-            try await unlinkNotifier.notify(notice, context: context)
-            told = true
-        }
-        if let type = event.eventType, let eventsNotifier {
-            let jti = SecurityEventIDs.jti(ofEventID: event.id)
-            try await eventsNotifier.notify(SecurityEventNotice(uid: uid, kakaoID: event.kakaoID, event: type, jti: jti), context: context)
-            told = true
-        }
-        return told
-    }
-
-    /// Backoff from 1 s, doubling, up to 5 minutes; past the event's deadline it is marked failed and logged at error.
-    func giveUpOrRetry(
-        _ event: AccountEvent, _ action: AccountAction, _ step: UnlinkStep, _ problem: Problem, uid: String?
-    ) async -> Outcome {
-        let attempts = event[step].attempts + 1
-        let backoff = Int64(1) << Int64(min(attempts - 1, 9))
-        let next = clock.now() + min(backoff, 300)
-        var metadata = metadata(event, action, uid: uid ?? self.uid(of: event))
-        metadata["step"] = "\(step.rawValue)"
-        metadata["code"] = "\(problem.code.rawValue)"
-        metadata["attempts"] = .stringConvertible(attempts)
-        if let message = problem.upstreamMessage { metadata["upstream_message"] = "\(message)" }
-        // The webhook's events keep the words operators' alerts were written for (docs/operations.md).
-        let kind = event.kind == .deletion ? "account deletion" : event.eventType == nil ? "unlink" : "security event"
-        if next > event.deadline {
-            _ = try? await shared.store.markFailed(id: event.id, errorCode: problem.code.rawValue)
-            meters.count(step, .failed)
-            if event.kind == .deletion, let provider = event.provider.flatMap(Provider.init(rawValue:)) {
-                deletionMeters.count(provider, .failed)
-            }
-            logger.error(
-                "\(kind) event failed: kakao.unlink_retry_hours passed; `kakao-bridge unlinks --retry-failed` puts it back", metadata: metadata
-            )
-            return .failed
-        }
-        _ = try? await shared.store.deferStep(id: event.id, step: step, owner: shared.instanceID, errorCode: problem.code.rawValue, nextAttemptAt: next)
-        meters.count(step, .retry)
-        metadata["retry_in_s"] = .stringConvertible(next - clock.now())
-        logger.warning("\(kind) step failed; it is retried", metadata: metadata)
-        return .pending
-    }
-
-    func metadata(_ event: AccountEvent, _ action: AccountAction, uid: String?) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["event": "\(event.id)"]
-        if let provider = event.provider, let id = event.providerID {
-            metadata["provider"] = "\(provider)"
-            metadata["provider_id"] = "\(id)"
-        } else {
-            metadata["kakao_id"] = .stringConvertible(event.kakaoID)
-        }
-        if let type = event.eventType {
-            metadata["event_type"] = "\(AccountAction.metricName(type))"
-        } else {
-            metadata["referrer_type"] = "\(event.reason)"
-            metadata["action"] = "\(unlinkAction.rawValue)"
-        }
-        if action == .unlink, event.eventType != nil { metadata["referrer_type"] = "\(event.reason)" }
-        if let uid { metadata["uid"] = "\(uid)" }
-        return metadata
-    }
-
-    // MARK: Step `firebase`
-
-    /// Who the Kakao user is in Firebase.
-    enum Target: Sendable {
-        case none
-        case user(FirebaseUserRecord)
-        /// `kakao:<id>` is a link record pointing at this account.
-        case linked(record: String, account: String)
-
-        /// The uid the person was signed in as: what the backend knows them by.
-        var uid: String? {
-            switch self {
-            case .none: nil
-            case .user(let record): record.uid
-            case .linked(_, let account): account
-            }
-        }
-    }
-
-    private func lookUp(_ kakaoUID: String, context: CallContext) async throws(Problem) -> Target {
-        guard let record = try await admin.lookUp(.uid(kakaoUID), context: context) else { return .none }
-        if let attributes = CustomAttributes(record.customAttributes), let linkedUID = attributes.linkedUID {
-            return .linked(record: kakaoUID, account: linkedUID)
-        }
-        return .user(record)
-    }
-
-    /// A linked account (one with other ways to sign in) is never disabled or deleted for Kakao's sake: at most it loses
-    /// `kakao_id` and its sessions. "Revoke" and "disable" on a user that does not exist do nothing.
-    private func apply(_ action: AccountAction, to target: Target, event: AccountEvent, context: CallContext) async throws(Problem) {
-        let kakaoID = event.kakaoID
-        switch (action, target) {
-        case (_, .none), (.dropVerifications, _), (.refreshProfile, _), (.acknowledge, _):
-            return
-        case (.unlink, .linked(let record, let account)):
-            try await revokeLinkedAccount(account, kakaoID: kakaoID, removingKakaoID: true, context: context)
-            try await admin.delete(uid: record, context: context)
-        case (.unlink, .user(let record)):
-            try await unlink(record.uid, context: context)
-        case (.disable, .linked(_, let account)), (.revokeSessions, .linked(_, let account)):
-            try await revokeLinkedAccount(account, kakaoID: kakaoID, removingKakaoID: false, context: context)
-        case (.disable, .user(let record)):
-            var update = FirebaseUserUpdate(uid: record.uid)
-            update.validSince = clock.now()
-            if !record.disabled {
-                // Remembered before the write: a crash between the two leaves a user the service may enable, never one
-                // it disabled and forgot. A user disabled by someone else is not claimed.
-                try await remember(kakaoID, disabledByService: true)
-                update.disabled = true
-            }
-            try await write(update, context: context)
-        case (.enable, .user(let record)):
-            guard try await isDisabledByService(kakaoID) else { return }
-            if record.disabled {
-                var update = FirebaseUserUpdate(uid: record.uid)
-                update.disabled = false
-                try await write(update, context: context)
-            }
-            try await remember(kakaoID, disabledByService: false)
-        case (.enable, .linked):
-            return
-        case (.revokeSessions, .user(let record)):
-            var update = FirebaseUserUpdate(uid: record.uid)
-            update.validSince = clock.now()
-            try await write(update, context: context)
-        case (.distrustEmail, .user(let record)):
-            guard record.emailVerified else { return }
-            var update = FirebaseUserUpdate(uid: record.uid)
-            update.emailVerified = false
-            try await write(update, context: context)
-            userCache?.forget(uid: record.uid)
-        case (.distrustEmail, .linked):
-            // The linked account's address was verified by its own way of signing in, not by Kakao.
-            return
-        }
-    }
-
-    /// The unlink webhook's step 2 on a user of our own: `kakao.unlink_action`.
-    private func unlink(_ uid: String, context: CallContext) async throws(Problem) {
-        var update = FirebaseUserUpdate(uid: uid)
-        switch unlinkAction {
-        case .none:
-            return
-        case .delete:
-            try await admin.delete(uid: uid, context: context)
-            return
-        case .revoke:
-            update.validSince = clock.now()
-        case .disable:
-            update.validSince = clock.now()
-            update.disabled = true
-        }
-        try await write(update, context: context)
-    }
-
-    /// The linked account's sessions revoked and, for an unlink, its `kakao_id` removed. An account that no longer names
-    /// this Kakao user (a stale record, docs/api.md#linking-to-an-existing-firebase-account) is not this person's and is
-    /// left alone.
-    private func revokeLinkedAccount(_ uid: String, kakaoID: Int64, removingKakaoID: Bool, context: CallContext) async throws(Problem) {
-        guard let linked = try await admin.lookUp(.uid(uid), context: context),
-              let attributes = CustomAttributes(linked.customAttributes), attributes.kakaoID == kakaoID else { return }
-        var update = FirebaseUserUpdate(uid: uid)
-        update.validSince = clock.now()
-        if removingKakaoID { update.customAttributes = attributes.removing("kakao_id").serialized }
-        try await write(update, context: context)
-    }
-
-    private func write(_ update: FirebaseUserUpdate, context: CallContext) async throws(Problem) {
-        guard try await admin.update(update, context: context) == .done else {
-            throw Problem.firebaseAdminRejected("The Admin API refused accounts:update for the Kakao user.")
-        }
-    }
-
-    private func remember(_ kakaoID: Int64, disabledByService: Bool) async throws(Problem) {
-        do {
-            try await shared.store.setDisabledByService(kakaoID: kakaoID, disabledByService, at: clock.now())
-        } catch {
-            throw error.problem
-        }
-    }
-
-    private func isDisabledByService(_ kakaoID: Int64) async throws(Problem) -> Bool {
-        do {
-            return try await shared.store.isDisabledByService(kakaoID: kakaoID)
-        } catch {
-            throw error.problem
-        }
     }
 }

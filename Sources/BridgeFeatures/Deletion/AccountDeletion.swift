@@ -17,9 +17,9 @@ package final class AccountDeletion: Sendable {
     package struct Answer: Sendable, Equatable, JSONWritable {
         package var uid: String
         package var provider: Provider
-        package var providerUnlink: UnlinkStepState
-        package var firebaseUser: UnlinkStepState
-        package var backend: UnlinkStepState
+        package var providerUnlink: AccountStepState
+        package var firebaseUser: AccountStepState
+        package var backend: AccountStepState
 
         /// 202 while a step is still to be retried, 200 otherwise.
         package var isPending: Bool { [providerUnlink, firebaseUser, backend].contains(.pending) }
@@ -29,7 +29,7 @@ package final class AccountDeletion: Sendable {
             guard event.kind == .deletion, let uid = event.uid, let provider = event.provider.flatMap(Provider.init(rawValue:)) else {
                 return nil
             }
-            func state(_ progress: AccountStepProgress) -> UnlinkStepState {
+            func state(_ progress: AccountStepProgress) -> AccountStepState {
                 event.state == .failed && progress.state == .pending ? .failed : progress.state
             }
             self.uid = uid
@@ -174,7 +174,7 @@ package final class AccountDeletion: Sendable {
     }
 
     /// The steps' first run (`AccountActions.work`), then the answer as the store now records it.
-    package func work(_ queued: AccountEvent, context: CallContext) async -> AccountActions.Outcome {
+    package func work(_ queued: AccountEvent, context: CallContext) async -> AccountActions.EventOutcome {
         await actions.work(queued, context: context)
     }
 
@@ -256,7 +256,7 @@ package final class AccountDeletion: Sendable {
 
     /// Step 1's first state. Kakao's is queued (the admin key needs no token of the person); Naver's and LINE's run now
     /// with the person's token, which is not kept: done, or failed, never pending.
-    private func unlinkNow(_ target: Target, providerToken: String?, context: CallContext) async -> UnlinkStepState {
+    private func unlinkNow(_ target: Target, providerToken: String?, context: CallContext) async -> AccountStepState {
         let unlinker: (any ProviderUnlinking)?
         switch target.provider {
         case .kakao: return actions.kakaoUnlinker == nil ? .skipped : .pending

@@ -17,7 +17,7 @@ package struct KakaoIDTokens: Sendable {
 
     let verifier: KakaoIDTokenVerifier
     let nonces: KakaoNonces
-    let nonceMemory: KakaoNonceMemory
+    let usedNonces: UsedKakaoNonces
     let requireNonce: Bool
     /// The verification cache of access tokens, when `kakao.cache_seconds` > 0.
     let cache: KakaoVerificationCache?
@@ -34,7 +34,7 @@ package struct KakaoIDTokens: Sendable {
         let secret = oidc.nonceSecret.isEmpty ? shared.generatedNonceSecret : Array(oidc.nonceSecret.utf8)
         return KakaoIDTokens(
             verifier: KakaoIDTokenVerifier(rules: rules, keys: keys),
-            nonces: KakaoNonces(secret: secret, clock: clock), nonceMemory: KakaoNonceMemory(store: shared.store, health: shared.health), requireNonce: oidc.requireNonce,
+            nonces: KakaoNonces(secret: secret, clock: clock), usedNonces: UsedKakaoNonces(store: shared.store, health: shared.health), requireNonce: oidc.requireNonce,
             cache: cache, unlinkedUsers: unlinkedUsers, clock: clock
         )
     }
@@ -80,7 +80,7 @@ package struct KakaoIDTokens: Sendable {
         }
         let ticket = try nonces.check(nonce)
         guard use == .exchange else { return }
-        switch try await nonceMemory.use(ticket) {
+        switch try await usedNonces.use(ticket) {
         case .first: return
         case .replayed: throw KakaoIDTokenClaimRules.invalid("The ID token's nonce was already used; each login needs a fresh nonce.")
         }

@@ -7,7 +7,7 @@ import Upstreams
 /// A nonce is base64url of `version (1) | expiry (8, big-endian Unix seconds) | random (16) | HMAC-SHA256 (first 16)`, the
 /// HMAC over the first 25 bytes with `kakao.oidc.nonce_secret` (or the process's generated key). Checking one is pure: the
 /// HMAC says this service issued it, the expiry that it is still good. That it was not used before is the job of
-/// `KakaoNonceMemory`, on the exchange only.
+/// `UsedKakaoNonces`, on the exchange only.
 package struct KakaoNonces: Sendable {
     static let lifetimeSeconds: Int64 = 600
     private static let version: UInt8 = 1

@@ -1,5 +1,5 @@
-import Upstreams
 import BridgeSupport
+import StateStore
 import Synchronization
 
 /// Kakao users whose unlink webhook arrived in the last 24 hours (docs/api.md#kakaos-unlink-webhook), and when. A Kakao ID
@@ -7,11 +7,12 @@ import Synchronization
 /// must be refused although its signature and times are fine. Bounded by age and by size; survives a reload. This
 /// process's mirror of the marks in the state store (`UnlinkMarkFollower`), so a login asks no store.
 public final class UnlinkedKakaoUsers: Sendable {
-    public static let rememberedSeconds: Int64 = 86_400
+    /// As long as the state store keeps the mark (`UnlinkMark.lifetimeSeconds`): one rule for both.
+    public static let rememberedSeconds = UnlinkMark.lifetimeSeconds
     public static let defaultMaxEntries = 100_000
 
     private let clock: UnixClock
-    private let marks: Mutex<ExpiringTable<UnlinkMark>>
+    private let marks: Mutex<ExpiringTable<RememberedMark>>
 
     public init(clock: UnixClock = .system, maxEntries: Int = defaultMaxEntries) {
         self.clock = clock
@@ -34,7 +35,7 @@ public final class UnlinkedKakaoUsers: Sendable {
         marks.withLock { marks in
             let known = marks.entry(for: kakaoID, now: now)
             let endedAt = max(known?.at ?? 0, sessionsEndedAt ?? 0)
-            _ = marks.insert(UnlinkMark(key: kakaoID, at: endedAt, changedAt: now), now: now)
+            marks.insert(RememberedMark(key: kakaoID, at: endedAt, changedAt: now), now: now)
         }
     }
 
@@ -57,8 +58,9 @@ public final class UnlinkedKakaoUsers: Sendable {
     }
 }
 
-/// One unlink or change, remembered for `UnlinkedKakaoUsers.rememberedSeconds` after the later of its two times.
-package final class UnlinkMark: ExpiringEntry {
+/// This process's copy of one `UnlinkMark` (an unlink or a change), remembered for `UnlinkedKakaoUsers.rememberedSeconds`
+/// after the later of its two times; a class, since `ExpiringTable` tells a replaced entry by identity.
+package final class RememberedMark: ExpiringEntry {
     package let key: Int64
     /// When the person's sessions ended (0: they did not, only their account changed).
     package let at: Int64

@@ -11,7 +11,6 @@ import Upstreams
 ///
 /// Present exactly when `kakao.admin_key` is set.
 package final class KakaoUnlink: Sendable {
-    package typealias Outcome = AccountActions.Outcome
 
     /// One unlink as Kakao reported it.
     package struct Event: Sendable {
@@ -75,7 +74,7 @@ package final class KakaoUnlink: Sendable {
     }
 
     /// Steps 2 and 3 (`AccountActions.work`).
-    package func work(_ event: AccountEvent, context: CallContext) async -> Outcome {
+    package func work(_ event: AccountEvent, context: CallContext) async -> AccountActions.EventOutcome {
         await actions.work(event, context: context)
     }
 }

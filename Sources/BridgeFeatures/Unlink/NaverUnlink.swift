@@ -13,7 +13,6 @@ import Upstreams
 ///
 /// Present exactly when `naver.client_id` and `naver.client_secret` are set.
 package final class NaverUnlink: Sendable {
-    package typealias Outcome = AccountActions.Outcome
 
     /// The one detail of every refusal: it names no check.
     package static let refusedDetail = "The Naver unlink callback could not be verified."
@@ -86,7 +85,7 @@ package final class NaverUnlink: Sendable {
     }
 
     /// Steps 2 and 3 (`AccountActions.work`).
-    package func work(_ event: AccountEvent, context: CallContext) async -> Outcome {
+    package func work(_ event: AccountEvent, context: CallContext) async -> AccountActions.EventOutcome {
         await actions.work(event, context: context)
     }
 }

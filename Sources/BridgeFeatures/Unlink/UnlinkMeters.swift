@@ -12,32 +12,23 @@ public final class UnlinkMeters: Sendable {
     }
 
     private let calls: [String: Counter]
-    private let steps: [String: Counter]
+    private let steps = CounterGrid<AccountStep, StepOutcome>(.unlinkSteps, labels: ("step", "outcome"))
     private let pending = Gauge(label: MetricName.unlinkEvents.rawValue, dimensions: [("state", "pending")])
     private let failed = Gauge(label: MetricName.unlinkEvents.rawValue, dimensions: [("state", "failed")])
 
     public init() {
         var calls: [String: Counter] = [:]
-        for outcome in AccountActions.Outcome.allCases {
+        for outcome in AccountActions.EventOutcome.allCases {
             calls[outcome.rawValue] = Counter(label: MetricName.unlinkCalls.rawValue, dimensions: [("outcome", outcome.rawValue)])
         }
-        var steps: [String: Counter] = [:]
-        for step in UnlinkStep.allCases {
-            for outcome in StepOutcome.allCases {
-                steps[step.rawValue + outcome.rawValue] = Counter(
-                    label: MetricName.unlinkSteps.rawValue, dimensions: [("step", step.rawValue), ("outcome", outcome.rawValue)]
-                )
-            }
-        }
         self.calls = calls
-        self.steps = steps
     }
 
-    package func count(_ outcome: AccountActions.Outcome) { calls[outcome.rawValue]?.increment() }
+    package func count(_ outcome: AccountActions.EventOutcome) { calls[outcome.rawValue]?.increment() }
 
-    package func count(_ step: UnlinkStep, _ outcome: StepOutcome) { steps[step.rawValue + outcome.rawValue]?.increment() }
+    package func count(_ step: AccountStep, _ outcome: StepOutcome) { steps.increment(step, outcome) }
 
-    package func queue(_ counts: UnlinkQueueCounts) {
+    package func queue(_ counts: AccountEventCounts) {
         pending.record(counts.pending)
         failed.record(counts.failed)
     }

@@ -31,15 +31,15 @@ package struct SecretSources {
 
     /// What reading the named files gave: problems as `label: problem` lines, the secrets that could not be read (their
     /// own rules would only add noise) and, for each secret read, what named its file (for later problems' labels).
-    package struct Outcome {
+    package struct Report {
         package var problems: [String] = []
         package var unreadable: Set<String> = []
         package var namedBy: [String: String] = [:]
     }
 
     /// Reads every named file into `config`. A secret given both ways is refused: which one was meant is a guess.
-    package func read(into config: inout BridgeConfig, keys: [ConfigKey]) -> Outcome {
-        var outcome = Outcome()
+    package func read(into config: inout BridgeConfig, keys: [ConfigKey]) -> Report {
+        var report = Report()
         for key in keys {
             guard let file = files[key.path] else { continue }
             var problems: [String] = []
@@ -53,13 +53,13 @@ package struct SecretSources {
                 problems.append("\(file.label): \(refusal.reason)")
             }
             if problems.isEmpty {
-                outcome.namedBy[key.path] = file.variable ?? "\(key.path)_file"
+                report.namedBy[key.path] = file.variable ?? "\(key.path)_file"
             } else {
-                outcome.problems += problems
-                outcome.unreadable.insert(key.path)
+                report.problems += problems
+                report.unreadable.insert(key.path)
             }
         }
-        return outcome
+        return report
     }
 
     /// A file of a secret that may be a list (`hook.secret` during a rotation) holds one per line (`\n` or `\r\n`); blank

@@ -27,7 +27,7 @@ public struct BridgeEnvironment: Sendable {
     public var reload: Reload?
     /// What the features keep beyond one request: the state store and this process's side of it; outlives reloads.
     public var shared: SharedState
-    /// Logins admitted past the router at once (`LoginAdmission`): by default 64 per core; tests set their own.
+    /// Logins admitted past the router at once (`RequestAdmission`): by default 64 per core; tests set their own.
     public var loginAdmissionLimit: Int
 
     public init(
@@ -39,6 +39,6 @@ public struct BridgeEnvironment: Sendable {
         self.reload = reload
         self.onServerRunning = onServerRunning
         self.shared = SharedState.inMemory(clock: clock)
-        self.loginAdmissionLimit = LoginAdmission.limit(cores: System.coreCount)
+        self.loginAdmissionLimit = RequestAdmission.limit(cores: System.coreCount)
     }
 }

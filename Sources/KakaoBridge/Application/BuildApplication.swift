@@ -57,7 +57,7 @@ public func buildApplication(
     }
     let publicListeners: Set<Route.Listener> = admin == nil ? [.public, .admin] : [.public]
     let application = Application(
-        responder: LoginAdmission(
+        responder: RequestAdmission(
             inner: buildRouter(holder: holder, storeHealth: shared.health, listeners: publicListeners).buildResponder(),
             queue: AdmissionQueue(
                 limit: environment.loginAdmissionLimit, waitingMeter: Meter(label: MetricName.loginsWaiting.rawValue)

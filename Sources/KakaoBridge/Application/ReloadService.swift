@@ -36,7 +36,7 @@ struct ReloadService: Service, CustomStringConvertible {
     }
 
     /// Every way out but the last keeps the running state: `refused`.
-    private func attempt() async -> ReloadMeters.Outcome {
+    private func attempt() async -> ReloadMeters.ReloadOutcome {
         guard let reload = environment.reload else {
             logger.warning("reload ignored: the configuration did not come from a file")
             return .refused

@@ -11,7 +11,7 @@ struct AccessLog: Sendable {
     func log(_ request: Request, _ context: BridgeRequestContext, status: Int, problem: String?, since start: ContinuousClock.Instant) {
         // Operators who turn access lines off (level warning) should not pay for building them.
         guard context.logger.logLevel <= .info else { return }
-        // A login's wait for its turn (`LoginAdmission`) is part of what the client waited.
+        // A login's wait for its turn (`RequestAdmission`) is part of what the client waited.
         let elapsed = ContinuousClock.now - start + context.admissionWait
         var metadata: Logger.Metadata = [
             "method": .string(RouteLabel.method(request.method)),

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// `/metrics` (the routes whose `Route.listener` is `.admin`), so that the probes and the scrape never share the public
 /// port, which then answers them 404. Its router has the same `EdgeMiddleware` (request ids, metrics, access lines) and
 /// its connections the same guards (`guardedHTTP1`); nothing on it waits for a login's turn, so it answers in the
-/// connection's task, without `LoginAdmission`.
+/// connection's task, without `RequestAdmission`.
 ///
 /// `BridgeApplication.serve` runs its server in the application's service group, between the other services and the
 /// public server: a graceful shutdown stops the public server first, while `/readyz` here says 503, then this one.
@@ -35,14 +35,14 @@ struct AdminListener: Sendable {
         }
     }
 
-    /// As `LoginAdmission.answer`: the router's `EdgeMiddleware` has turned every error of ours into a problem already.
+    /// As `RequestAdmission.answer`: the router's `EdgeMiddleware` has turned every error of ours into a problem already.
     private static func answer(
         _ responder: RouterResponder<BridgeRequestContext>, _ request: Request, channel: any Channel, logger: Logger
     ) async throws -> Response {
         do {
             return try await responder.respond(to: request, context: BridgeRequestContext(source: .init(channel: channel, logger: logger)))
         } catch {
-            return try LoginAdmission.lastResort(error, logger: logger)
+            return try RequestAdmission.lastResort(error, logger: logger)
         }
     }
 }

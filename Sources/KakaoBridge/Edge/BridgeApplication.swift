@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// first and the other services after, so a service inside the application would hear of the shutdown only once the
 /// server has already stopped.
 public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
-    public typealias Responder = LoginAdmission
+    public typealias Responder = RequestAdmission
 
     let inner: Application<Responder>
     /// The live state: tests and `serve` reach readiness and reload through it.
@@ -44,7 +44,7 @@ public struct BridgeApplication: ApplicationProtocol, CustomStringConvertible {
     }
 
     /// What Hummingbird's `Application.run()` does, with a shallower stack under each request: the responder is called
-    /// as the concrete `LoginAdmission`, and no task-local logger is bound around it (nothing here reads
+    /// as the concrete `RequestAdmission`, and no task-local logger is bound around it (nothing here reads
     /// `Logger.current`; the context carries the logger). A connection's task keeps the slabs of its deepest stack of
     /// async frames for as long as the connection is open, so every frame between the connection loop and the login's
     /// child task is paid for by each of the thousand connections of a crowd: Hummingbird's closure, `withLogger`, the

@@ -1,4 +1,5 @@
 import BridgeJSON
+import BridgeSupport
 import FoundationEssentials
 import Logging
 
@@ -30,7 +31,7 @@ public struct BridgeLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let time = Date().formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true))
+        let time = CivilTime.iso8601(unixMilliseconds: Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)))
         switch format {
         case .json:
             var line = JSONWriter(capacity: 256)

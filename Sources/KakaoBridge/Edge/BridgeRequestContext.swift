@@ -11,7 +11,7 @@ public struct BridgeRequestContext: RequestContext {
     public var clientAddress: String
     public let socketPeer: String
     public var timings = UpstreamTimings()
-    /// How long a login waited for its turn before the router saw it (`LoginAdmission`); zero for other requests.
+    /// How long a login waited for its turn before the router saw it (`RequestAdmission`); zero for other requests.
     public var admissionWait: Duration = .zero
     /// The route the router matched (nil: none), set once by `EdgeMiddleware` as the request arrives; the rate limit,
     /// CORS, the span, the metrics and the access line read it here instead of looking the path up again.

@@ -1,7 +1,6 @@
 import BridgeSupport
 import Hummingbird
 import Metrics
-import Synchronization
 
 /// Request counts, latency histograms and the in-flight gauge, labelled by route template, method and status. Recorded
 /// after `ProblemAnswer`, so that the status is the one the client receives.
@@ -28,7 +27,7 @@ struct RequestMetrics: Sendable {
 /// `Counter` or `Timer` looks it up in the Prometheus registry under a lock, which is wasted work on every request.
 /// Bounded because each label is: route templates, a fixed set of methods, three-digit status codes.
 final class RequestMeters: Sendable {
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var route: String
         var method: String
         var status: Int
@@ -39,20 +38,15 @@ final class RequestMeters: Sendable {
         let duration: Timer
     }
 
-    private let made = Mutex<[Key: Meters]>([:])
+    private let made = FirstUseTable<Key, Meters>()
 
     func meters(route: String, method: String, status: Int) -> Meters {
-        let key = Key(route: route, method: method, status: status)
-        if let known = made.withLock({ $0[key] }) { return known }
-        let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        let fresh = Meters(
-            requests: Counter(label: MetricName.requests.rawValue, dimensions: dimensions),
-            duration: Timer(label: MetricName.requestDuration.rawValue, dimensions: dimensions)
-        )
-        return made.withLock { table in
-            if let raced = table[key] { return raced }
-            table[key] = fresh
-            return fresh
+        made.value(for: Key(route: route, method: method, status: status)) {
+            let dimensions = [("route", route), ("method", method), ("status", String(status))]
+            return Meters(
+                requests: Counter(label: MetricName.requests.rawValue, dimensions: dimensions),
+                duration: Timer(label: MetricName.requestDuration.rawValue, dimensions: dimensions)
+            )
         }
     }
 }

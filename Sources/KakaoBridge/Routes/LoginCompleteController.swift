@@ -21,8 +21,7 @@ struct LoginCompleteController {
     @Sendable func complete(_ request: Request, context: BridgeRequestContext) async throws -> Response {
         let hook = try hook.get()
         // The secret is checked before the body is read: strangers get nothing but a 401.
-        try Self.authorize(request, secrets: hook.secrets)
-        try hookLimit.take(perMinute: hook.perMinute)
+        try hookLimit.admit(request, to: hook)
         let body = try await Self.readBody(request)
 
         let verified = try await hook.verify(idToken: body.idToken, context: context.callContext)
@@ -30,12 +29,6 @@ struct LoginCompleteController {
         return JSONResponse.ok(json: try await hook.match(
             verified, provider: body.provider, providerToken: body.providerToken, context: context.callContext
         ))
-    }
-
-    /// `Authorization: Bearer <hook secret>`, any secret of `hook.secret` during a rotation; anything else, including no
-    /// header, is `unauthorized` (never `missing_token`: the caller is the backend, and the secret is not a user's token).
-    static func authorize(_ request: Request, secrets: [[UInt8]]) throws(Problem) {
-        guard AuthorizationHeader.carries(request, scheme: .bearer, anyOf: secrets) else { throw Problem.unauthorized() }
     }
 
     /// `{"kakao_token": "…", "token": "…"}`, or `{"provider": "naver", "provider_token": "…", "token": "…"}`

@@ -35,8 +35,7 @@ struct RevokeController {
 
     @Sendable func revoke(_ request: Request, context: BridgeRequestContext) async throws -> Response {
         let revocation = try revocation.get()
-        try LoginCompleteController.authorize(request, secrets: revocation.secrets)
-        try hookLimit.take(perMinute: revocation.perMinute)
+        try hookLimit.admit(request, to: revocation)
         let uid = try await Self.readUID(request)
         let now = try await revocation.revoke(uid: uid, context: context.callContext)
         context.logger.info("revoked the user's sessions", metadata: ["uid": "\(uid)", "request_id": "\(context.requestID)"])

@@ -6,7 +6,7 @@ import Upstreams
 /// Every route of the service, declared once (docs/api.md): its path (the template the router matches, and the
 /// `route` label of metrics and access lines), its methods, how it gets past the server loop, what the per-client
 /// rate limit does with it, which listener serves it and whether browsers of other origins may call it. The router
-/// (`buildRouter`), the admission gate (`LoginAdmission`), the rate limiter (`ClientRateLimit`), the cross-origin step
+/// (`buildRouter`), the admission gate (`RequestAdmission`), the rate limiter (`ClientRateLimit`), the cross-origin step
 /// (`CrossOrigin`) and the metrics all read this table, so a new route is one new case here.
 enum Route: String, CaseIterable, Sendable {
     case tokenExchange = "/v1/token-exchange"
@@ -24,7 +24,7 @@ enum Route: String, CaseIterable, Sendable {
     case readyz = "/readyz"
     case metrics = "/metrics"
 
-    /// How a request gets past the server loop (`LoginAdmission` says why).
+    /// How a request gets past the server loop (`RequestAdmission` says why).
     enum Admission: Sendable {
         /// Waits its turn among the logins, then runs in a child task.
         case login

@@ -42,8 +42,8 @@ struct SecurityEventController {
         let callContext = context.callContext
         let actions = events.actions
         let queued = accepted.queued
-        let work = Task { () -> [AccountActions.Outcome] in
-            await withTaskGroup(of: AccountActions.Outcome.self) { group in
+        let work = Task { () -> [AccountActions.EventOutcome] in
+            await withTaskGroup(of: AccountActions.EventOutcome.self) { group in
                 for event in queued { group.addTask { await actions.work(event, context: callContext) } }
                 return await group.reduce(into: []) { $0.append($1) }
             }
@@ -54,7 +54,7 @@ struct SecurityEventController {
     }
 
     /// One count per event of the SET: what its first run did, or why it had none.
-    static func count(_ token: SecurityEventToken, _ accepted: SecurityEvents.Accepted, outcomes: [AccountActions.Outcome]?, meters: SecurityEventMeters) {
+    static func count(_ token: SecurityEventToken, _ accepted: SecurityEvents.Accepted, outcomes: [AccountActions.EventOutcome]?, meters: SecurityEventMeters) {
         if accepted.replayed {
             for event in token.events { meters.count(event: AccountAction.metricName(event.type), outcome: "replayed") }
             return

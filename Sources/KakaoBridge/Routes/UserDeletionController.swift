@@ -22,8 +22,7 @@ struct UserDeletionController {
     @Sendable func delete(_ request: Request, context: BridgeRequestContext) async throws -> Response {
         let deletion = try deletion.get()
         guard !deletion.secrets.isEmpty else { throw Problem.notFound() }
-        try LoginCompleteController.authorize(request, secrets: deletion.secrets)
-        try hookLimit.take(perMinute: deletion.perMinute)
+        try hookLimit.admit(request, to: deletion)
         let json = try await RequestBody.jsonObject(request, what: "a JSON object with `uid`")
         guard let uid = json["uid"]?.stringValue, !uid.isEmpty, uid.utf16.count <= 128 else {
             throw Problem.invalidRequest("`uid` must be a non-empty string of at most 128 characters.")

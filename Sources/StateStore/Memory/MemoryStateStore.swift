@@ -103,7 +103,7 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func completeStep(id: String, step: UnlinkStep, owner: String, uid: String?) async throws(StateStoreError) -> Bool {
+    public func completeStep(id: String, step: AccountStep, owner: String, uid: String?) async throws(StateStoreError) -> Bool {
         tables.withLock { t in
             guard var event = t.events[id], event.leaseOwner == owner else { return false }
             if event[step].state == .pending {
@@ -117,7 +117,7 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func deferStep(id: String, step: UnlinkStep, owner: String, errorCode: String, nextAttemptAt: Int64) async throws(StateStoreError) -> Bool {
+    public func deferStep(id: String, step: AccountStep, owner: String, errorCode: String, nextAttemptAt: Int64) async throws(StateStoreError) -> Bool {
         tables.withLock { t in
             guard var event = t.events[id], event.leaseOwner == owner else { return false }
             if event[step].state == .pending {
@@ -184,13 +184,13 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func queueCounts() async throws(StateStoreError) -> UnlinkQueueCounts {
+    public func queueCounts() async throws(StateStoreError) -> AccountEventCounts {
         tables.withLock { t in
             var pending = 0, failed = 0
             for event in t.events.values {
                 if event.state == .pending { pending += 1 } else if event.state == .failed { failed += 1 }
             }
-            return UnlinkQueueCounts(pending: pending, failed: failed)
+            return AccountEventCounts(pending: pending, failed: failed)
         }
     }
 
@@ -253,7 +253,7 @@ public final class MemoryStateStore: StateStore {
             provider: event.provider, providerID: event.providerID, kind: event.kind, providerUnlink: event.providerUnlink,
             linkRecord: event.linkRecord
         )
-        for step in UnlinkStep.allCases where copy[step].state == .pending { copy[step].nextAttemptAt = now }
+        for step in AccountStep.allCases where copy[step].state == .pending { copy[step].nextAttemptAt = now }
         return copy
     }
 }

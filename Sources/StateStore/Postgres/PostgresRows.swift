@@ -11,9 +11,9 @@ extension PostgresRandomAccessRow {
     }
 
     func unlinkEvent() throws(StateStoreError) -> AccountEvent {
-        func step(_ step: UnlinkStep) throws(StateStoreError) -> AccountStepProgress {
+        func step(_ step: AccountStep) throws(StateStoreError) -> AccountStepProgress {
             let p = step.rawValue
-            guard let state = UnlinkStepState(rawValue: try value("\(p)_state", as: String.self)) else {
+            guard let state = AccountStepState(rawValue: try value("\(p)_state", as: String.self)) else {
                 throw StateStoreError(.incompatibleSchema, "unknown \(p)_state")
             }
             return AccountStepProgress(
@@ -24,7 +24,7 @@ extension PostgresRandomAccessRow {
         guard let state = AccountEventState(rawValue: try value("state", as: String.self)) else {
             throw StateStoreError(.incompatibleSchema, "unknown event state")
         }
-        guard let kind = UnlinkEventKind(rawValue: try value("kind", as: String.self)) else {
+        guard let kind = AccountEventKind(rawValue: try value("kind", as: String.self)) else {
             throw StateStoreError(.incompatibleSchema, "unknown event kind")
         }
         return AccountEvent(

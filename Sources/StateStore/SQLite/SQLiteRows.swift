@@ -22,9 +22,9 @@ extension SQLiteRow {
     }
 
     func unlinkEvent() throws(StateStoreError) -> AccountEvent {
-        func step(_ step: UnlinkStep) throws(StateStoreError) -> AccountStepProgress {
+        func step(_ step: AccountStep) throws(StateStoreError) -> AccountStepProgress {
             let p = step.rawValue
-            guard let state = UnlinkStepState(rawValue: try text("\(p)_state")) else {
+            guard let state = AccountStepState(rawValue: try text("\(p)_state")) else {
                 throw StateStoreError(.incompatibleSchema, "unknown \(p)_state")
             }
             return AccountStepProgress(
@@ -35,7 +35,7 @@ extension SQLiteRow {
         guard let state = AccountEventState(rawValue: try text("state")) else {
             throw StateStoreError(.incompatibleSchema, "unknown event state")
         }
-        guard let kind = UnlinkEventKind(rawValue: try text("kind")) else {
+        guard let kind = AccountEventKind(rawValue: try text("kind")) else {
             throw StateStoreError(.incompatibleSchema, "unknown event kind")
         }
         return AccountEvent(

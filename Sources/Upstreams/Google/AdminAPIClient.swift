@@ -53,7 +53,7 @@ package struct AdminAPIClient: FirebaseAdminCalling {
 
     package init(upstream: Upstream, identityToolkitURL: String) {
         self.upstream = upstream
-        let root = identityToolkitURL.hasSuffix("/") ? String(identityToolkitURL.dropLast()) : identityToolkitURL
+        let root = identityToolkitURL.withoutTrailingSlash
         self.base = root + "/v1"
     }
 

@@ -12,7 +12,7 @@ package struct FirebaseAdmin: Sendable {
         case delete
     }
 
-    package enum Outcome: String, CaseIterable, Sendable {
+    package enum AdminOutcome: String, CaseIterable, Sendable {
         case ok
         /// A lookup that found nobody.
         case notFound = "not_found"
@@ -59,10 +59,10 @@ package struct FirebaseAdmin: Sendable {
         }
     }
 
-    private static func writeOutcome(_ outcome: AdminWriteOutcome) -> Outcome { outcome == .done ? .ok : .conflict }
+    private static func writeOutcome(_ outcome: AdminWriteOutcome) -> AdminOutcome { outcome == .done ? .ok : .conflict }
 
     private func measured<T>(
-        _ operation: Operation, _ context: CallContext, outcome: (T) -> Outcome, _ call: (AdminScope) async throws(Problem) -> T
+        _ operation: Operation, _ context: CallContext, outcome: (T) -> AdminOutcome, _ call: (AdminScope) async throws(Problem) -> T
     ) async throws(Problem) -> T {
         do {
             let bearer = try await credentials.bearer(context: context)
@@ -79,22 +79,13 @@ package struct FirebaseAdmin: Sendable {
 
 /// `kakao_bridge_firebase_admin_calls_total{operation, outcome}`, resolved once per label pair (no uid, ever).
 package final class AdminMeters: Sendable {
-    private let counters: [String: Counter]
+    private let counters = CounterGrid<FirebaseAdmin.Operation, FirebaseAdmin.AdminOutcome>(
+        .firebaseAdminCalls, labels: ("operation", "outcome")
+    )
 
-    package init() {
-        var counters: [String: Counter] = [:]
-        for operation in FirebaseAdmin.Operation.allCases {
-            for outcome in FirebaseAdmin.Outcome.allCases {
-                counters[operation.rawValue + "/" + outcome.rawValue] = Counter(
-                    label: MetricName.firebaseAdminCalls.rawValue,
-                    dimensions: [("operation", operation.rawValue), ("outcome", outcome.rawValue)]
-                )
-            }
-        }
-        self.counters = counters
-    }
+    package init() {}
 
-    package func count(_ operation: FirebaseAdmin.Operation, _ outcome: FirebaseAdmin.Outcome) {
-        counters[operation.rawValue + "/" + outcome.rawValue]?.increment()
+    package func count(_ operation: FirebaseAdmin.Operation, _ outcome: FirebaseAdmin.AdminOutcome) {
+        counters.increment(operation, outcome)
     }
 }

@@ -118,12 +118,7 @@ package enum JWTBearerAssertion {
         json.string(account.clientEmail)
         json.key("scope")
         json.string(scope)
-        json.key("aud")
-        json.string(account.tokenURI)
-        json.key("iat")
-        json.int(now)
-        json.key("exp")
-        json.int(now + lifetimeSeconds)
+        JWTEncoding.writeAudienceAndLifetime(&json, audience: account.tokenURI, now: now, lifetime: lifetimeSeconds)
         json.closeObject()
         return json.bytes
     }

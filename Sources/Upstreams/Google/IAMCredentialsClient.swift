@@ -25,7 +25,7 @@ package struct IAMCredentialsClient: BlobSigning {
 
     package init(upstream: Upstream, baseURL: String) {
         self.upstream = upstream
-        self.base = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + "/v1/projects/-/serviceAccounts/"
+        self.base = baseURL.withoutTrailingSlash + "/v1/projects/-/serviceAccounts/"
     }
 
     // MARK: Entry point

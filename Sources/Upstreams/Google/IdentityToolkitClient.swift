@@ -12,7 +12,7 @@ package struct IdentityToolkitClient: IdentityToolkitExchanging {
 
     package init(upstream: Upstream, baseURL: String, apiKey: String) {
         self.upstream = upstream
-        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        let base = baseURL.withoutTrailingSlash
         self.url = base + "/v1/accounts:signInWithCustomToken?key=" + FormCodec.escape(apiKey)
     }
 

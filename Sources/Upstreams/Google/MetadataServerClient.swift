@@ -31,7 +31,7 @@ package struct MetadataServerClient: MetadataServerCalling {
 
     package init(upstream: Upstream, baseURL: String) {
         self.upstream = upstream
-        self.base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.base = baseURL.withoutTrailingSlash
     }
 
     // MARK: Entry point

@@ -36,7 +36,7 @@ package struct KakaoClient: KakaoVerifying {
 
     package init(upstream: Upstream, baseURL: String, appID: Int64) {
         self.upstream = upstream
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.withoutTrailingSlash
         self.appID = appID
     }
 

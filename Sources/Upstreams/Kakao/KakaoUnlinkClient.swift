@@ -15,7 +15,7 @@ package struct KakaoUnlinkClient: ProviderUnlinking {
 
     package init(upstream: Upstream, baseURL: String, adminKey: String) {
         self.upstream = upstream
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.withoutTrailingSlash
         self.adminKey = adminKey
     }
 

@@ -21,7 +21,7 @@ package struct LineClient: LineVerifying {
 
     package init(upstream: Upstream, baseURL: String, channelID: String) {
         self.upstream = upstream
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.withoutTrailingSlash
         self.channelID = channelID
     }
 

@@ -18,7 +18,7 @@ package struct LineDeauthorizeClient: ProviderUnlinking {
 
     package init(upstream: Upstream, baseURL: String, channelID: String, channelSecret: String) {
         self.upstream = upstream
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.withoutTrailingSlash
         self.channelID = channelID
         self.channelSecret = channelSecret
     }

@@ -12,7 +12,7 @@ package enum LineKeysClient {
     // MARK: Configuration and entry point
 
     package static func live(upstream: Upstream, baseURL: String) -> KeySetClient<P256PublicKey> {
-        let url = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + certsPath
+        let url = baseURL.withoutTrailingSlash + certsPath
         return KeySetClient(upstream: upstream, url: url, failures: failures, read: keySet(from:))
     }
 

@@ -19,7 +19,7 @@ package struct NaverClient: NaverVerifying {
 
     package init(upstream: Upstream, baseURL: String) {
         self.upstream = upstream
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.withoutTrailingSlash
     }
 
     // MARK: Entry point

@@ -16,7 +16,7 @@ package struct NaverRevokeClient: ProviderUnlinking {
 
     package init(upstream: Upstream, baseURL: String, clientID: String, clientSecret: String) {
         self.upstream = upstream
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.withoutTrailingSlash
         self.clientID = clientID
         self.clientSecret = clientSecret
     }

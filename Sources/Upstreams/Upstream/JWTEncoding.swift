@@ -64,6 +64,17 @@ extension JWTEncoding {
         return Base64URL.encode(header.bytes)
     }
 
+    /// The members every JWT the service signs ends its audience and lifetime with, in this order: `aud`, `iat` = now,
+    /// `exp` = now + `lifetime` (custom tokens: docs/custom-token.md; access-token assertions: Google's token endpoint).
+    package static func writeAudienceAndLifetime(_ json: inout JSONWriter, audience: String, now: Int64, lifetime: Int64) {
+        json.key("aud")
+        json.string(audience)
+        json.key("iat")
+        json.int(now)
+        json.key("exp")
+        json.int(now + lifetime)
+    }
+
     /// `header.payload.signature`, the signature RS256 by `key` over the first two segments.
     package static func signedRS256(encodedHeader: String, payload: [UInt8], key: RSAPrivateKey) throws(CryptoError) -> String {
         let signingInput = encodedHeader + "." + Base64URL.encode(payload)

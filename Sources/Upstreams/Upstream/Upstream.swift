@@ -203,7 +203,7 @@ package struct Upstream: Sendable {
         let milliseconds = start.duration(to: end).milliseconds
         context.timings.add(name.rawValue, from: start, to: end)
         let result: Result<HTTPResponse, Failure>
-        let label: UpstreamMeters.Outcome
+        let label: UpstreamMeters.CallOutcome
         switch outcome {
         case .success(let response):
             label = response.status >= 500 ? .serverError : response.status >= 400 ? .clientError : .ok

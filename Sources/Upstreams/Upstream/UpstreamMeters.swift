@@ -1,6 +1,5 @@
 import BridgeSupport
 import Metrics
-import Synchronization
 
 /// One upstream's call counter and latency timer per outcome, each made on the first call with that outcome and then
 /// reused: creating a metric per call looks it up in the registry (a lock and a hash of its labels), which on the hot
@@ -8,9 +7,9 @@ import Synchronization
 ///
 /// Made on first use rather than up front, so that `/metrics` shows only the upstreams the configuration uses (and the
 /// outcomes they had): every upstream has a client whatever the configuration, and fourteen buckets per outcome of
-/// eleven upstreams were most of the page (docs/operations.md#scraping).
+/// fifteen upstreams were most of the page (docs/operations.md#scraping).
 package final class UpstreamMeters: Sendable {
-    package enum Outcome: String, CaseIterable, Sendable {
+    package enum CallOutcome: String, CaseIterable, Sendable {
         case ok
         case clientError = "4xx"
         case serverError = "5xx"
@@ -25,43 +24,27 @@ package final class UpstreamMeters: Sendable {
     }
 
     private let upstream: String
-    private let made = Mutex<[Meters?]>(Array(repeating: nil, count: Outcome.allCases.count))
+    private let made = FirstUseTable<CallOutcome, Meters>()
 
     package init(upstream: String) { self.upstream = upstream }
 
-    package func count(_ outcome: Outcome) {
+    package func count(_ outcome: CallOutcome) {
         meters(outcome).calls.increment()
     }
 
-    package func record(_ outcome: Outcome, nanoseconds: Int64) {
+    package func record(_ outcome: CallOutcome, nanoseconds: Int64) {
         let meters = meters(outcome)
         meters.calls.increment()
         meters.duration.recordNanoseconds(nanoseconds)
     }
 
-    private func meters(_ outcome: Outcome) -> Meters {
-        let index = Self.index(outcome)
-        if let known = made.withLock({ $0[index] }) { return known }
-        let dimensions = [("upstream", upstream), ("outcome", outcome.rawValue)]
-        let fresh = Meters(
-            calls: Counter(label: MetricName.upstreamCalls.rawValue, dimensions: dimensions),
-            duration: Timer(label: MetricName.upstreamDuration.rawValue, dimensions: dimensions)
-        )
-        return made.withLock { table in
-            if let raced = table[index] { return raced }
-            table[index] = fresh
-            return fresh
-        }
-    }
-
-    private static func index(_ outcome: Outcome) -> Int {
-        switch outcome {
-        case .ok: 0
-        case .clientError: 1
-        case .serverError: 2
-        case .timeout: 3
-        case .error: 4
-        case .overloaded: 5
+    private func meters(_ outcome: CallOutcome) -> Meters {
+        made.value(for: outcome) {
+            let dimensions = [("upstream", upstream), ("outcome", outcome.rawValue)]
+            return Meters(
+                calls: Counter(label: MetricName.upstreamCalls.rawValue, dimensions: dimensions),
+                duration: Timer(label: MetricName.upstreamDuration.rawValue, dimensions: dimensions)
+            )
         }
     }
 }

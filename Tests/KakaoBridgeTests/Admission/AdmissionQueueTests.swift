@@ -67,20 +67,20 @@ import Testing
     }
 
     @Test func theLimitIsSixtyFourLoginsPerCore() {
-        #expect(LoginAdmission.limit(cores: 2) == 128)
-        #expect(LoginAdmission.limit(cores: 0) == 64)
+        #expect(RequestAdmission.limit(cores: 2) == 128)
+        #expect(RequestAdmission.limit(cores: 0) == 64)
     }
 
     @Test func onlyTheTwoLoginRoutesWait() {
         let logins = ["/v1/token-exchange", "/v1/kakao/some-token"]
-        for path in logins { #expect(LoginAdmission.isLogin(method: .get, path: Substring(path)), "\(path)") }
+        for path in logins { #expect(RequestAdmission.isLogin(method: .get, path: Substring(path)), "\(path)") }
         let others: [(HTTPRequest.Method, String)] = [
             (.post, "/v1/token-exchange"), (.get, "/v1/kakao/nonce"), (.get, "/v1/kakao/unlink"), (.post, "/v1/kakao/unlink"),
             (.get, "/v1/kakao/"), (.get, "/v1/kakao/a/b"), (.post, "/v1/login-complete"), (.post, "/v1/users/revoke"),
             (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics"), (.get, "/v1/token-exchange/extra"),
         ]
         for (method, path) in others {
-            #expect(!LoginAdmission.isLogin(method: method, path: Substring(path)), "\(path)")
+            #expect(!RequestAdmission.isLogin(method: method, path: Substring(path)), "\(path)")
         }
     }
 }

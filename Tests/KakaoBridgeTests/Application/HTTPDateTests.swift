@@ -1,6 +1,7 @@
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import BridgeSupport
+import Foundation
 import Synchronization
 import Testing
 
@@ -24,5 +25,15 @@ import Testing
         #expect(dates.current() == "Sun, 06 Nov 1994 08:49:37 GMT")
         now.withLock { $0 += 1 }
         #expect(dates.current() == "Sun, 06 Nov 1994 08:49:38 GMT")
+    }
+
+    /// The log lines' `time` comes from the same calendar conversion, and reads as Foundation's ISO 8601 with
+    /// milliseconds did before it. Quarter seconds, which a `Double` holds exactly: Foundation truncates the binary
+    /// fraction, so `.001` can read as `.000` there.
+    @Test(arguments: [Int64(0), 784_111_777_250, 951_782_400_750, 1_795_528_799_500, 4_102_444_800_000, -250])
+    func logTimeIsFoundationsISO8601(_ milliseconds: Int64) {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1_000)
+        let foundation = date.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true))
+        #expect(CivilTime.iso8601(unixMilliseconds: milliseconds) == foundation)
     }
 }

@@ -43,7 +43,7 @@ import Testing
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let executor = try #require(LoopExecutor.of(loop))
         let onLoop = await withTaskExecutorPreference(executor) { () async -> Bool in
-            // What `LoginAdmission` and the Kakao cache do: a login with no outside call never leaves the loop.
+            // What `RequestAdmission` and the Kakao cache do: a login with no outside call never leaves the loop.
             await Task.immediate { loop.inEventLoop }.value
         }
         #expect(onLoop)

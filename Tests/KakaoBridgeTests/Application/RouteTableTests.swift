@@ -30,10 +30,10 @@ import Testing
         #expect(Route.match("/v1/kakao/a/b") == nil)
         #expect(Route.match("/v1/token-exchange") == .tokenExchange)
         for route in Route.allCases {
-            let waits = LoginAdmission.isLogin(method: .get, path: Substring(Self.samplePath(route)))
+            let waits = RequestAdmission.isLogin(method: .get, path: Substring(Self.samplePath(route)))
             #expect(waits == (route.admission == .login), "\(route)")
         }
-        #expect(LoginAdmission.admission(method: .post, path: "/v1/token-exchange") == .inPlace, "a 405 needs no turn")
+        #expect(RequestAdmission.admission(method: .post, path: "/v1/token-exchange") == .inPlace, "a 405 needs no turn")
     }
 
     @Test func everyTemplateIsAMetricLabelAndItsOwnRoute() {

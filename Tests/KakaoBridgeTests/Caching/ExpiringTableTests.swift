@@ -30,20 +30,6 @@ import Testing
         #expect(table.entry(for: "c", now: 1) != nil)
     }
 
-    @Test func refuseNewKeepsEveryLiveEntryAndTakesNewOnesOnceSomeExpire() {
-        var table = ExpiringTable<Item>(maxEntries: 2, whenFull: .refuseNew)
-        let first = table.insert(Item("a", until: 10), now: 0)
-        let second = table.insert(Item("b", until: 20), now: 0)
-        #expect(first && second)
-        let refused = !table.insert(Item("c", until: 30), now: 5)
-        #expect(refused, "full of live entries: refused, nothing forgotten")
-        #expect(table.entry(for: "a", now: 5) != nil)
-        #expect(table.entry(for: "b", now: 5) != nil)
-        let later = table.insert(Item("c", until: 30), now: 10)
-        #expect(later, "a expired")
-        #expect(table.entry(for: "b", now: 11) != nil)
-    }
-
     @Test func aReplacedEntryIsNotDroppedForItsOldSlot() {
         var table = ExpiringTable<Item>(maxEntries: 2)
         table.insert(Item("a", until: 10), now: 0)

@@ -366,7 +366,7 @@ struct ProviderRouterTests {
                 details.insert(reply.json?["detail"]?.stringValue ?? "")
             }
             #expect(details == [NaverUnlink.refusedDetail])
-            #expect(try await world.shared.store.queueCounts() == UnlinkQueueCounts(pending: 0, failed: 0))
+            #expect(try await world.shared.store.queueCounts() == AccountEventCounts(pending: 0, failed: 0))
             #expect(try await world.unlinkEvents(.done).isEmpty)
             // A replay of a valid callback is refused the same way, and recorded once.
             #expect(try await Self.callback(world, valid).status == 204)

@@ -53,7 +53,7 @@ struct SecurityEventRuleTests {
         #expect(reply.header("Content-Type") == "application/json", sourceLocation: sourceLocation)
         #expect(reply.json?["err"] == .string(err), "\(reply.text)", sourceLocation: sourceLocation)
         #expect(reply.json?.objectValue.map { Set($0.keys) } == ["err", "description"], sourceLocation: sourceLocation)
-        #expect(try await world.shared.store.queueCounts() == UnlinkQueueCounts(pending: 0, failed: 0), sourceLocation: sourceLocation)
+        #expect(try await world.shared.store.queueCounts() == AccountEventCounts(pending: 0, failed: 0), sourceLocation: sourceLocation)
     }
 
     // MARK: On, off, methods

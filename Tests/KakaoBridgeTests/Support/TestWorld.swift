@@ -24,7 +24,7 @@ final class TestWorld: Sendable {
         var line = false
         var tenantID: String?
         var clock: UnixClock = .system
-        /// Logins admitted at once (`LoginAdmission`); `nil`: the service's default.
+        /// Logins admitted at once (`RequestAdmission`); `nil`: the service's default.
         var admissionLimit: Int?
         /// `firebase.signer: iam` against the metadata and IAM stand-ins, with no key file
         /// (docs/api.md#keyless-signing-on-google-cloud). The bridge may listen before it is ready: `waitUntilReady()`.

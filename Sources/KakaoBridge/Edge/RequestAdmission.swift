@@ -7,8 +7,8 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Logins go past the router a bounded number at a time, in arrival order; everything else goes straight through. What
-/// apps call (the logins and the nonce) runs in a child task of its own.
+/// Every request passes here on its way to the router: logins a bounded number at a time, in arrival order; everything
+/// else straight through. What apps call (the logins and the nonce) runs in a child task of its own.
 ///
 /// Why the order: when a crowd arrives, a login that came first is served first instead of whenever the scheduler gets
 /// to it, which keeps the crowd's tail close to its median (docs/benchmarks.md#memory-and-speed-rules-in-the-code).
@@ -31,7 +31,7 @@ import Synchronization
 /// Only the two login routes wait here. The hook and the revoke endpoint must not: the backend calls them while a
 /// login's step 6 holds a place, so queueing them behind logins could wait on itself. Probes, metrics, nonces and
 /// Kakao's webhook are cheap and must answer under load.
-public struct LoginAdmission: HTTPResponder {
+public struct RequestAdmission: HTTPResponder {
     public typealias Context = BridgeRequestContext
 
     let inner: RouterResponder<BridgeRequestContext>
@@ -144,7 +144,7 @@ public struct LoginAdmission: HTTPResponder {
 ///
 /// Unlike `InFlightGate`, which fails a call past its bound, this one queues: the waiting is the point. A waiter costs one
 /// continuation, where a request admitted deep into the service keeps a few tens of KiB of async frames alive (see
-/// `LoginAdmission`). The queue itself is bounded by the connection cap (`server.max_connections`): a connection has at most
+/// `RequestAdmission`). The queue itself is bounded by the connection cap (`server.max_connections`): a connection has at most
 /// one request in it.
 public final class AdmissionQueue: Sendable {
     private struct State {

@@ -4,7 +4,7 @@ import Upstreams
 
 /// The nonces already used (docs/api.md#get-v1kakaononce), kept in the state store so that a nonce used at one instance
 /// is refused at every other, and after a restart with a durable store. Remembered until it expires.
-struct KakaoNonceMemory: Sendable {
+struct UsedKakaoNonces: Sendable {
     let store: any StateStore
     let health: StoreHealth
 

@@ -34,7 +34,7 @@ final class UserRecordCache: Sendable {
         guard ttl > 0 else { return }
         let now = clock.now()
         let entry = InStepUser(key: uid, profile: profile, mintUID: mintUID, expiresAt: now + ttl)
-        entries.withLock { _ = $0.insert(entry, now: now) }
+        entries.withLock { $0.insert(entry, now: now) }
     }
 
     /// A user whose record changed here (unlinked, revoked, disabled) must be looked up again.

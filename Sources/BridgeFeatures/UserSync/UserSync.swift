@@ -16,7 +16,7 @@ import Upstreams
 struct UserSync: Sendable {
     typealias Mode = BridgeConfig.UserSyncMode
 
-    enum Outcome: String, CaseIterable, Sendable {
+    enum SyncOutcome: String, CaseIterable, Sendable {
         case created
         case updated
         case unchanged
@@ -39,9 +39,9 @@ struct UserSync: Sendable {
 
     /// What one run of the sync found; shared by the logins that waited for it.
     enum Step: Sendable {
-        case synced(Outcome, uid: String)
+        case synced(SyncOutcome, uid: String)
         /// A decision, not an outage: refused in every mode (`user_disabled`, `account_conflict`).
-        case refused(Problem, Outcome)
+        case refused(Problem, SyncOutcome)
         /// Google failed. `resolvedUID` is the uid to mint for when it was known before the failure; without it a
         /// `best_effort` login cannot go on honestly when linking may point elsewhere.
         case failed(Problem, resolvedUID: String?)
@@ -197,7 +197,7 @@ struct UserSync: Sendable {
 
     func bringInStep<User: ProviderProfile>(
         _ record: FirebaseUserRecord, user: User, extra: (inout FirebaseUserUpdate) -> Void = { _ in },
-        outcome done: Outcome = .updated, context: CallContext
+        outcome done: SyncOutcome = .updated, context: CallContext
     ) async throws(Problem) -> Step {
         if record.disabled { throw Problem.userDisabled() }
         var update = Self.changes(from: record, to: user)
@@ -266,12 +266,12 @@ final class SyncMeters: Sendable {
     private let counters: [Counter]
 
     init() {
-        counters = UserSync.Outcome.allCases.map {
+        counters = UserSync.SyncOutcome.allCases.map {
             Counter(label: MetricName.userSync.rawValue, dimensions: [("outcome", $0.rawValue)])
         }
     }
 
-    func count(_ outcome: UserSync.Outcome) {
-        counters[UserSync.Outcome.allCases.firstIndex(of: outcome)!].increment()
+    func count(_ outcome: UserSync.SyncOutcome) {
+        counters[UserSync.SyncOutcome.allCases.firstIndex(of: outcome)!].increment()
     }
 }

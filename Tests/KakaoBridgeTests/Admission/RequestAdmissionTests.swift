@@ -6,9 +6,9 @@ import Foundation
 import StandIns
 import Testing
 
-/// `LoginAdmission` on the real server: logins past the limit wait their turn and then succeed; nothing else waits, so
+/// `RequestAdmission` on the real server: logins past the limit wait their turn and then succeed; nothing else waits, so
 /// the backend's call to the hook during a login's step 6 cannot wait on that login.
-@Suite struct LoginAdmissionTests {
+@Suite struct RequestAdmissionTests {
     static func options(limit: Int, backend: Bool = false) -> TestWorld.Options {
         var options = TestWorld.Options()
         options.admissionLimit = limit

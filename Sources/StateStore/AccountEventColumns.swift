@@ -1,5 +1,5 @@
-/// The unlink event table's columns in the order both SQL stores select them (`SELECT \(list)`, `RETURNING \(list)`).
-enum UnlinkEventColumns {
+/// The account event table's columns in the order both SQL stores select them (`SELECT \(list)`, `RETURNING \(list)`).
+enum AccountEventColumns {
     static let list = """
         id, kakao_id, reason, received_at, deadline, state, next_attempt_at, last_error, uid, lease_owner, \
         lease_expires_at, firebase_state, firebase_attempts, firebase_next_attempt_at, firebase_last_error, \
@@ -9,5 +9,5 @@ enum UnlinkEventColumns {
         """
 
     /// The columns of one step; the step names are ours, never a caller's text.
-    static func prefix(_ step: UnlinkStep) -> String { step.rawValue }
+    static func prefix(_ step: AccountStep) -> String { step.rawValue }
 }

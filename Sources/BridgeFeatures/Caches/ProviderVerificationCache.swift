@@ -81,7 +81,7 @@ package final class ProviderVerificationCache<User: ProviderProfile>: Sendable {
         state.withLock { table in
             // Under the table's lock, as Kakao's cache asks it: a mark recorded after this drops the entry.
             if let unlinkedUsers, !unlinkedUsers.allowsCaching(user.markKey, verificationStartedAt: startedAt) { return }
-            _ = table.insert(CachedProviderUser(digest: key, user: user, expiresAt: trustedUntil), now: now)
+            table.insert(CachedProviderUser(digest: key, user: user, expiresAt: trustedUntil), now: now)
         }
     }
 }
