@@ -52,6 +52,10 @@ extension AccountActions {
         guard let failure else {
             _ = try? await store.finish(id: event.id)
             logger.info("deleted an account", metadata: deletionMetadata(event))
+            // A step that failed before makes this a later run: the deletion was answered 202 (counted `pending`), and
+            // it is counted again now that the queue finished it, as a given-up one is counted `failed`.
+            let laterRun = [event.providerUnlink, event.firebase, event.backend].contains { $0.attempts > 0 }
+            if laterRun, let provider = event.provider.flatMap(Provider.init(rawValue:)) { deletionMeters.count(provider, .done) }
             return .done
         }
         return await giveUpOrRetry(event, .unlink, failure.step, failure.problem, uid: event.uid)

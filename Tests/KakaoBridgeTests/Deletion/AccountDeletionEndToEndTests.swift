@@ -155,6 +155,61 @@ struct AccountDeletionEndToEndTests {
         }
     }
 
+    /// After a deletion the backend's hook refuses the person's old session: with `hook.check_revoked` the Firebase ID
+    /// token names a user that is gone; without it, the Kakao token (unlinked by the admin key) is refused, its cached
+    /// verification dropped with the deletion.
+    @Test(arguments: [true, false])
+    func theHookRefusesTheOldSessionAfterADeletion(checkRevoked: Bool) async throws {
+        var options = Self.options { $0.hook.checkRevoked = checkRevoked }
+        options.hook = true
+        try await TestWorld.with(options) { world async throws in
+            let kakao = world.validToken()
+            let login = try await world.exchange(kakao)
+            let idToken = try #require(login.json?["firebase"]?["id_token"]?.stringValue)
+            func hook() async throws -> Reply {
+                try await world.post("/v1/login-complete", headers: Self.hook, body: #"{"kakao_token":"\#(kakao)","token":"\#(idToken)"}"#)
+            }
+            #expect(try await hook().status == 200)
+            #expect(try await Self.delete(world, #"{"uid":"\#(Self.uid)"}"#).status == 200)
+            if checkRevoked {
+                ErrorMappingTests.expectProblem(try await hook(), 401, "invalid_id_token")
+            } else {
+                ErrorMappingTests.expectProblem(try await hook(), 401, "invalid_kakao_token")
+            }
+        }
+    }
+
+    /// A deletion answered 202 is counted `pending` then; when the queue finishes it, `done` once more, so a dashboard
+    /// sees it end (docs/operations.md#metrics).
+    @Test func aPendingDeletionIsCountedDoneWhenTheQueueFinishesIt() async throws {
+        try await TestWorld.with(Self.options()) { world async throws in
+            #expect(try await world.exchange(world.validToken()).status == 200)
+            world.admin.setFault(.httpStatus(503, body: #"{"error":{"code":503,"message":"UNAVAILABLE"}}"#), only: .delete)
+            #expect(try await Self.delete(world, #"{"uid":"\#(Self.uid)"}"#).status == 202)
+            let before = try await Self.deletions(world, outcome: "done")
+            world.admin.setFault(nil)
+            try await LifecycleEndToEndTests.eventually(within: .seconds(10)) { world.backend.unlinkNotices.count == 1 }
+            // Counted just after the backend hears of it.
+            var after = try await Self.deletions(world, outcome: "done")
+            let start = ContinuousClock.now
+            while after < before + 1, ContinuousClock.now - start < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(50))
+                after = try await Self.deletions(world, outcome: "done")
+            }
+            #expect(after >= before + 1, "done \(before) → \(after)")
+        }
+    }
+
+    /// `kakao_bridge_account_deletions_total{provider="kakao",outcome=…}` as `/metrics` shows it now.
+    static func deletions(_ world: TestWorld, outcome: String) async throws -> Double {
+        let metrics = try await world.get("/metrics").text
+        let line = metrics.split(separator: "\n").first { line in
+            line.hasPrefix("kakao_bridge_account_deletions_total{") && line.contains(#"provider="kakao""#)
+                && line.contains("outcome=\"\(outcome)\"")
+        }
+        return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
+    }
+
     // MARK: The app's own route
 
     @Test func theAppDeletesItsPersonWithARecentIDToken() async throws {
