@@ -5,12 +5,14 @@ For each directory deploy/*/ with a kustomization.yaml: `kubectl kustomize` rend
 built as Kubernetes would (the Dockerfile's ENV, then the Deployment's envFrom and env), with the Secrets replaced by
 test values (a generated service-account key, dummy secrets, the test store's URL) and every volume mounted in a
 temporary directory; then `kakao-bridge check-config` must accept it. Beside that, the probes, the Services, the
-ServiceMonitor, the scrape annotation and the NetworkPolicy must name ports the configuration listens on, and the
-PrometheusRule must hold deploy/prometheus/kakao-bridge.rules.yml's rules.
+ServiceMonitor, the scrape annotation and the NetworkPolicy must name ports the configuration listens on, the trusted
+proxies must not span a whole private range, and the PrometheusRule must hold deploy/prometheus/kakao-bridge.rules.yml's
+rules.
 
 Usage: deploy_check.py BINARY STATE_URL
 """
 import http.server
+import ipaddress
 import json
 import os
 import re
@@ -29,6 +31,11 @@ DEPLOY = os.path.join(ROOT, "deploy")
 
 def fail(problems, message):
     problems.append(message)
+
+
+# The private and shared ranges a cluster's pod network is carved from, and everything.
+WHOLE_RANGES = [ipaddress.ip_network(r) for r in
+                ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "0.0.0.0/0", "fc00::/7", "::/0")]
 
 
 # --- the image ----------------------------------------------------------------------------------------------------------
@@ -275,6 +282,21 @@ def check_overlay(overlay, binary, state_url, metadata_host):
         listening = {port} | ({admin_port} if admin_port else set())
         if str(ops_host) in ("127.0.0.1", "localhost", "::1"):
             fail(problems, f"the probes' and the scrape's port listens on {ops_host}: the kubelet connects to the pod's IP")
+
+        # Whom the service believes about a client's address (X-Forwarded-For): only the ingress controller's pods. A
+        # whole private range holds the cluster's pod network, so any pod could pick its address and dodge the
+        # per-client limit.
+        proxies = effective(config, env, "server", "trusted_proxies", [])
+        if isinstance(proxies, str):
+            proxies = [entry for entry in proxies.split(",") if entry.strip()]
+        for entry in proxies or []:
+            try:
+                network = ipaddress.ip_network(str(entry).strip(), strict=False)
+            except ValueError:
+                continue  # check-config has refused it already
+            wide = [r for r in WHOLE_RANGES if r.version == network.version and r.subnet_of(network)]
+            if wide:
+                fail(problems, f"server.trusted_proxies {entry} spans all of {wide[0]}: trust only the ingress controller's pods")
 
         container_ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
         for name, number in container_ports.items():

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Puts the shipped nginx site (deploy/nginx/kakao-bridge.conf) in front of the service and checks through it: the flow
 # works, the real client address is logged, a forged X-Forwarded-For is ignored, no token reaches any log, /metrics
-# and the hook are refused from outside the allowed network. The certificate is made on the spot.
+# and the hook are refused from outside the allowed network, the token exchange and the hook are never sent on to a
+# second instance, and only the app's routes are rate-limited (per client). The certificate is made on the spot.
 # Installs nginx, openssl and curl with apt-get when missing (as root or through sudo). Extra arguments go to swift test.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -209,6 +209,83 @@ struct OpsNginxTests {
         }
     }
 
+    /// The site's two-instance form (its commented second `server`): a request that reached an instance which then failed
+    /// is sent on to the other one only where running it twice is harmless. The token exchange (step 6 completes a login
+    /// at the backend) and the hook get nginx's 502 instead, and the second instance never sees them. Both instances
+    /// take the request and hang up without an answer, so whichever nginx picks first, a retry shows as a second call.
+    @Test func theTokenExchangeAndTheHookAreNeverSentToASecondInstance() async throws {
+        let first = try FaultServer { _, _ in .hangUp }
+        defer { first.stop() }
+        let second = try FaultServer { _, _ in .hangUp }
+        defer { second.stop() }
+        // max_fails=0: a failed instance stays in the rotation, so every request here has two instances to go to.
+        let nginx = try await Nginx.start(
+            bridgePort: first.port,
+            replacing: [
+                ("server 127.0.0.1:\(first.port);", "server 127.0.0.1:\(first.port) max_fails=0;"),
+                ("# server 127.0.0.1:8081;", "server 127.0.0.1:\(second.port) max_fails=0;"),
+            ],
+            healthy: false
+        )
+        defer { nginx.stop() }
+        func calls(_ path: String) -> Int { first.calls(path) + second.calls(path) }
+
+        // A route that may run twice is retried on the other instance: both instances are in the upstream.
+        let nonce = try Curl.run(nginx.https + "/v1/kakao/nonce")
+        Self.expectProblem(nonce, 502, "upstream_unavailable")
+        #expect(calls("/v1/kakao/nonce") == 2, "a GET elsewhere was not retried: the test's upstream is not two instances")
+
+        let exchange = try Curl.run(nginx.https + "/v1/token-exchange", ["-H", "Authorization: Bearer not-a-real-token"])
+        Self.expectProblem(exchange, 502, "upstream_unavailable")
+        #expect(calls("/v1/token-exchange") == 1, "the token exchange was sent to a second instance")
+
+        let hook = try Curl.run(
+            nginx.https + "/v1/login-complete",
+            ["--interface", "127.0.0.2", "-X", "POST", "-H", "Authorization: Bearer " + TestWorld.hookSecret, "-d", "{}"]
+        )
+        Self.expectProblem(hook, 502, "upstream_unavailable")
+        #expect(calls("/v1/login-complete") == 1, "the hook was sent to a second instance")
+    }
+
+    /// The per-client limit (`limit_req`, keyed on the client's address): the app's routes share one budget per client,
+    /// so one client's burst ends in 429 while another client still gets through. The hook and the revoke endpoint (your
+    /// backend, a few addresses for all users) and Kakao's unlink webhook (Kakao's servers, likewise) are never limited.
+    /// The legacy route and Kakao's security events are checked in the test above.
+    @Test func theAppsRoutesAreLimitedPerClientAndTheBackendsAndKakaosCallsAreNot() async throws {
+        var options = TestWorld.Options()
+        options.configure = { $0.server.trustedProxies = [CIDR("127.0.0.2/32")!] }
+        options.hook = true
+        options.unlink = true
+        try await TestWorld.with(options) { world in
+            // A budget of three requests, so that a limit shows at once.
+            let nginx = try await Nginx.start(
+                bridgePort: world.bridge.port, replacing: [("rate=10r/s", "rate=1r/m"), ("burst=600", "burst=2")]
+            )
+            defer { nginx.stop() }
+            // Each client its own loopback address (nginx's start probes as 127.0.0.1); 127.0.0.2 is the allowed network.
+            func statuses(_ path: String, from address: String, _ arguments: [String] = []) throws -> [Int] {
+                try (0..<5).map { _ in try Curl.run(nginx.https + path, ["--interface", address] + arguments).status }
+            }
+
+            let rest = try statuses("/healthz", from: "127.0.0.3")
+            #expect(rest.contains(429), "location / is not limited: \(rest)")
+            let exchange = try statuses("/v1/token-exchange", from: "127.0.0.4")
+            #expect(exchange.contains(429), "the token exchange is not limited: \(exchange)")
+            // Another client's budget is its own: its first request after those bursts gets through.
+            let other = try Curl.run(nginx.https + "/healthz", ["--interface", "127.0.0.5"])
+            #expect(other.status == 200, "a client was limited by another's requests: \(other.status)")
+
+            let unlinkPath = "/v1/kakao/unlink?app_id=\(TestWorld.appID)&user_id=1&referrer_type=UNLINK_FROM_APPS"
+            let unlink = try statuses(unlinkPath, from: "127.0.0.6")
+            #expect(!unlink.contains(429) && !unlink.contains(0), "Kakao's unlink webhook: \(unlink)")
+            let secret = ["-X", "POST", "-H", "Authorization: Bearer " + TestWorld.hookSecret, "-d", "{}"]
+            let hook = try statuses("/v1/login-complete", from: "127.0.0.2", secret)
+            #expect(!hook.contains(429) && !hook.contains(0), "the hook: \(hook)")
+            let revoke = try statuses("/v1/users/revoke", from: "127.0.0.2", secret)
+            #expect(!revoke.contains(429) && !revoke.contains(0), "the revoke endpoint: \(revoke)")
+        }
+    }
+
     static func expectProblem(_ reply: Curl.Result, _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(reply.status == status, "\(reply.status) \(reply.body.prefix(300))", sourceLocation: sourceLocation)
         #expect(reply.header("content-type") == "application/problem+json", "\(reply.headers)", sourceLocation: sourceLocation)

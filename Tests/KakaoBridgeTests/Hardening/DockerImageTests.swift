@@ -7,33 +7,32 @@ import Testing
 import Glibc
 #endif
 
-/// deploy/README.md#docker works as written, checked without a Docker engine: the Dockerfile, the README's `docker run`
-/// lines and the Kubernetes manifests agree on the image's user, paths, command and ports; the key mode the README
-/// sets passes the service's own rule; and, as root, the binaries run as the image's user the way the two lines run
-/// them (the sandbox on 0.0.0.0 through to a login; `serve` reading a key owned by that user).
+/// deploy/README.md#docker works as written, run without a Docker engine: the key mode the README sets passes the
+/// service's own rule; and, as root, the binaries run as the image's user (its `USER`) the way the README's two lines
+/// run them (the sandbox on 0.0.0.0 through to a login; `serve` with the image's environment and command, reading a
+/// key owned by that user).
 @Suite(.serialized) struct DockerImageTests {
-    static let root = HardeningDeployTests.root
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// What the Dockerfile says of the image.
     struct Image {
+        /// The user and group of `USER uid:gid`, the ones Docker runs the entry point as.
         let uid: Int
-        let user: String
-        let entrypoint: [String]
+        let gid: Int
         let command: [String]
         let environment: [String: String]
-        /// Where `COPY --from=build` puts files.
-        let copied: [String]
-        let text: String
+        /// The `HEALTHCHECK`'s command.
+        let healthcheck: [String]
 
         init(_ text: String) throws {
-            self.text = text
-            let uidText = try #require(DockerImageTests.firstMatch(#"--uid (\d+)"#, in: text))
-            uid = try #require(Int(uidText))
-            user = try #require(DockerImageTests.firstMatch(#"(?m)^USER (\S+)$"#, in: text))
-            let entrypointText = try #require(DockerImageTests.firstMatch(#"(?m)^ENTRYPOINT (\[.*\])$"#, in: text))
-            entrypoint = try Self.array(entrypointText)
+            let user = try #require(DockerImageTests.firstMatch(#"(?m)^USER (\S+)$"#, in: text)).split(separator: ":")
+            uid = try #require(user.first.flatMap { Int($0) }, "USER names no numeric user")
+            gid = try #require(user.count == 2 ? Int(user[1]) : nil, "USER names no numeric group")
             let commandText = try #require(DockerImageTests.firstMatch(#"(?m)^CMD (\[.*\])$"#, in: text))
             command = try Self.array(commandText)
+            let healthcheckText = try #require(DockerImageTests.firstMatch(#"(?m)^HEALTHCHECK .*CMD (\[.*\])$"#, in: text))
+            healthcheck = try Self.array(healthcheckText)
             let lines = text.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
             var environment: [String: String] = [:]
             for line in lines where line.hasPrefix("ENV ") {
@@ -43,7 +42,6 @@ import Glibc
                 }
             }
             self.environment = environment
-            copied = lines.filter { $0.hasPrefix("COPY --from=build ") }.compactMap { $0.split(separator: " ").last.map(String.init) }
         }
 
         static func array(_ json: String) throws -> [String] {
@@ -115,11 +113,9 @@ import Glibc
 
     struct Examples {
         let image: Image
-        let build: [String]
         let serve: [String]
         let sandbox: [String]
         let chmod: [String]
-        let chown: [String]?
         /// The image's name, as `docker build -t` gives it.
         let tag: String
     }
@@ -133,79 +129,7 @@ import Glibc
         let sandbox = try #require(runs.first { $0.contains("sandbox") })
         let serve = try #require(runs.first { !$0.contains("sandbox") })
         let chmod = try #require(commands.first { $0.first == "chmod" })
-        let readme = try read("deploy/README.md")
-        let chown = firstMatch(#"`sudo chown ([^`]*?) &&"#, in: readme).map { ["chown"] + words($0) }
-        return Examples(image: image, build: build, serve: serve, sandbox: sandbox, chmod: chmod, chown: chown, tag: tag)
-    }
-
-    @Test func theDockerfileTheReadmeAndKubernetesAgree() throws {
-        let examples = try Self.examples()
-        let image = examples.image
-        #expect(image.user == "\(image.uid):\(image.uid)")
-        // `sandbox` as the command reaches the subcommand: the entry point is the binary alone, `serve` is the command.
-        #expect(image.entrypoint == ["/usr/local/bin/kakao-bridge"])
-        #expect(image.command.first == "serve" && image.command.dropFirst().first == "--config")
-        let configPath = try #require(image.command.last)
-        // `kakao-bridge sandbox` runs kakao-bridge-sandbox from its own directory.
-        #expect(image.copied.contains("/usr/local/bin/kakao-bridge") && image.copied.contains("/usr/local/bin/kakao-bridge-sandbox"))
-        #expect(image.text.contains("--product kakao-bridge-sandbox"))
-        #expect(image.environment["BRIDGE_SERVER_HOST"] == "0.0.0.0")
-        let keyPath = try #require(image.environment["BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE"])
-
-        // The service's line: the image's name, its port, the configuration and the key where the image reads them,
-        // run as the key's owner.
-        let serve = examples.serve
-        #expect(serve.last == examples.tag)
-        let port = try #require(image.environment["BRIDGE_SERVER_PORT"])
-        #expect(Self.option("-p", in: serve) == "\(port):\(port)")
-        #expect(Self.option("--user", in: serve) == "$(id -u):$(id -g)")
-        let volumes = Self.volumes(serve)
-        #expect(volumes[configPath] == "$PWD/bridge.yaml", "\(volumes)")
-        let keyFile = try #require(volumes[keyPath], "\(volumes)")
-        // The key is made private before the run, and the alternative gives it to the image's own user.
-        #expect(examples.chmod.count == 3 && keyFile.hasSuffix("/" + examples.chmod[2]))
-        let chown = try #require(examples.chown)
-        #expect(chown.dropFirst().first == "\(image.uid):\(image.uid)" && chown.last == examples.chmod[2])
-
-        // The sandbox's line: on every interface of the container, at the port it listens on by default.
-        let sandbox = examples.sandbox
-        let imageIndex = try #require(sandbox.firstIndex(of: examples.tag))
-        #expect(Array(sandbox[(imageIndex + 1)...]) == ["sandbox", "--host", "0.0.0.0"])
-        let sandboxPort = try #require(Self.firstMatch(#"(?m)^  port: (\d+)"#, in: try Self.read("config/sandbox.yaml")))
-        #expect(Self.option("-p", in: sandbox) == "\(sandboxPort):\(sandboxPort)")
-        #expect(image.text.contains(sandbox.joined(separator: " ")), "the Dockerfile's header shows another sandbox line")
-
-        // Kubernetes runs the same image as the same user, with the same command.
-        let deployment = try Self.read("deploy/kubernetes/deployment.yaml")
-        for key in ["runAsUser", "runAsGroup", "fsGroup"] {
-            #expect(HardeningDeployTests.value(of: key, in: deployment) == "\(image.uid)", "\(key)")
-        }
-        let args = try #require(HardeningDeployTests.value(of: "args", in: deployment))
-        #expect(try Image.array(args) == image.command)
-    }
-
-    /// Issue 44: the image says what it is (OCI labels; version and commit are build arguments of the final stage) and
-    /// checks its own health with the binary (there is no curl in it). Only the file: no Docker engine here.
-    @Test func theImageIsLabelledAndChecksItsHealthWithTheBinary() throws {
-        let examples = try Self.examples()
-        let text = examples.image.text
-        let finalStage = try #require(text.components(separatedBy: "\nFROM ").last)
-        let labels = [
-            "title": "\"kakao-bridge\"", "version": "\"${KAKAO_BRIDGE_VERSION}\"", "revision": "\"${KAKAO_BRIDGE_COMMIT}\"",
-            "source": "\"${KAKAO_BRIDGE_SOURCE}\"", "licenses": "\"Apache-2.0\"",
-        ]
-        for (name, value) in labels {
-            #expect(finalStage.contains("org.opencontainers.image.\(name)=\(value)"), "label \(name)")
-        }
-        for argument in ["KAKAO_BRIDGE_VERSION", "KAKAO_BRIDGE_COMMIT", "KAKAO_BRIDGE_SOURCE"] {
-            #expect(finalStage.contains("\nARG \(argument)="), "\(argument) is not an argument of the final stage")
-        }
-        #expect(try Self.read("LICENSE").contains("Apache License"))
-        let healthcheck = try #require(Self.firstMatch(#"(?m)^HEALTHCHECK .*CMD (\[.*\])$"#, in: finalStage))
-        let command = try Image.array(healthcheck)
-        // The configuration `serve` reads (the image's CMD), so the check asks the port the service really listens on.
-        #expect(command == [examples.image.entrypoint[0], "health", "--config", "/etc/kakao-bridge/bridge.yaml"])
-        #expect(examples.image.copied.contains(command[0]))
+        return Examples(image: image, serve: serve, sandbox: sandbox, chmod: chmod, tag: tag)
     }
 
     /// The mode the README gives the key passes the rule the service applies to it (docs/configuration.md#secrets-in-files),
@@ -223,12 +147,12 @@ import Glibc
     /// Dockerfile's command and the README's arguments. Root only (`setpriv`), as HardeningProcessTests.
     @Test(.enabled(if: getuid() == 0)) func theBinariesRunAsTheImagesUserAsTheReadmeRunsThem() async throws {
         let examples = try Self.examples()
-        let uid = examples.image.uid
+        let uid = examples.image.uid, gid = examples.image.gid
         try await EndToEndLock.run {
             let directory = try OpsFiles.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let binary = try HardeningProcessTests.reachableCopies(in: directory)
-            let asImageUser = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--"]
+            let asImageUser = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--"]
 
             // The sandbox: the README's arguments; in the container the working directory holds no config/sandbox.yaml,
             // so the built-in defaults apply (a missing --defaults file here); any free port instead of 8080.
@@ -250,15 +174,23 @@ import Glibc
             ))
             #expect(login.status == 200, "\(String(decoding: login.body, as: UTF8.self))")
 
-            // `serve`: the key owned by the image's user with the README's mode, the image's environment (any free
-            // port), the Dockerfile's command with this test's configuration file.
+            // `serve`: the image's environment (any free port) and the Dockerfile's command, with the files where the
+            // README's `docker run` mounts them (`$PWD` is this test's directory): the key and the configuration are
+            // found only if its mounts are where the image reads them. The key is owned by the image's user, written
+            // with a usual umask; then the README's `chmod`, on the file that line names.
+            let mounts = Self.volumes(examples.serve).mapValues { $0.replacingOccurrences(of: "$PWD", with: directory.path) }
+            func mounted(_ path: String) throws -> String {
+                try #require(mounts[path], "the README's docker run mounts nothing at \(path): \(mounts)")
+            }
             let mode = try #require(Int(examples.chmod[1], radix: 8))
-            let key = directory.appendingPathComponent("service-account.json").path
+            let key = try mounted(try #require(examples.image.environment["BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE"]))
             try SandboxServiceAccount.generate(projectID: "docker-image-test").writeKeyFile(to: key)
-            try FileManager.default.setAttributes([.posixPermissions: mode, .ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: key)
-            let config = directory.appendingPathComponent("bridge.yaml").path
+            try FileManager.default.setAttributes([.posixPermissions: 0o644, .ownerAccountID: uid, .groupOwnerAccountID: gid], ofItemAtPath: key)
+            let config = try mounted(try #require(examples.image.command.last))
             try Data("kakao:\n  app_id: 42\nlog:\n  format: text\n".utf8).write(to: URL(fileURLWithPath: config))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: config)
+            let chmodded = directory.appendingPathComponent(try #require(examples.chmod.last)).path
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: chmodded)
             var environment = examples.image.environment
             environment["BRIDGE_SERVER_PORT"] = "0"
             environment["BRIDGE_FIREBASE_SERVICE_ACCOUNT_FILE"] = key
@@ -273,6 +205,31 @@ import Glibc
             defer { service.stop() }
             let servePort = try await Self.waitForAllInterfaces(service)
             #expect(try await http.execute(HTTPRequest(url: "http://127.0.0.1:\(servePort)/healthz")).status == 200)
+
+            // The image's HEALTHCHECK as Docker runs it beside `serve` (the image's user and environment, its files where
+            // the README mounts them; the port `serve` listens on here): healthy. Only the binary can run it: the image
+            // has no curl.
+            let check = examples.image.healthcheck
+            try #require(check.first == "/usr/local/bin/kakao-bridge", "the HEALTHCHECK runs \(check), not the binary")
+            var checkEnvironment = environment
+            checkEnvironment["BRIDGE_SERVER_PORT"] = "\(servePort)"
+            var healthy: Int32?
+            var said = ""
+            let checkDeadline = ContinuousClock.now + .seconds(15)
+            while healthy != 0, ContinuousClock.now < checkDeadline {
+                let run = try SpawnedBridge(
+                    arguments: check.dropFirst().map { mounts[$0] ?? $0 },
+                    launcher: asImageUser + ["/usr/bin/env"] + checkEnvironment.map { "\($0.key)=\($0.value)" },
+                    outputPath: directory.appendingPathComponent("health.log").path, executable: binary
+                )
+                let runDeadline = ContinuousClock.now + .seconds(20)
+                while run.exitStatus == nil, ContinuousClock.now < runDeadline { try await Task.sleep(for: .milliseconds(50)) }
+                healthy = run.exitStatus
+                said = run.output
+                run.stop()
+                if healthy != 0 { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(healthy == 0, "the HEALTHCHECK: exit \(healthy.map(String.init) ?? "none"): \(said.suffix(1000))")
             service.stop()
 
             // Without the README's step (the key still another user's), the image's user cannot read it: refused at start.
