@@ -11,7 +11,7 @@ import Upstreams
 /// verifications and older Kakao ID tokens of the person are refused fleet-wide at once.
 ///
 /// Present when `hook.secret` is set or `delete.self_service` is on.
-package final class AccountDeletion: Sendable {
+package final class AccountDeletion: HookSecured {
     /// The steps of a deletion as the answer names them: `{"uid", "provider", "steps": {"provider_unlink",
     /// "firebase_user", "backend"}}`.
     package struct Answer: Sendable, Equatable, JSONWritable {

@@ -6,7 +6,3 @@ package protocol HookSecured: Sendable {
     /// `rate_limit.hook_per_minute`: one budget shared by every hook-secret route of the instance.
     var perMinute: Int { get }
 }
-
-extension LoginHook: HookSecured {}
-extension UserRevocation: HookSecured {}
-extension AccountDeletion: HookSecured {}

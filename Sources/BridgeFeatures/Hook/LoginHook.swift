@@ -4,7 +4,7 @@ import Upstreams
 
 /// `POST /v1/login-complete` (docs/api.md#post-v1login-complete), the backend's hook: the Firebase ID token and the Kakao
 /// token are both verified and must name the same user. Present exactly when `hook.secret` is set.
-package final class LoginHook: Sendable {
+package final class LoginHook: HookSecured {
     /// Who the two tokens say the user is.
     package struct Verified: Sendable {
         package var uid: String

@@ -4,7 +4,7 @@ import Upstreams
 /// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke): "log out everywhere" for backends without an Admin SDK. Sets
 /// the user's `validSince` to now, so every refresh token issued before stops working and `hook.check_revoked` refuses
 /// the older ID tokens. Present with the hook, whose secret authenticates it.
-package struct UserRevocation: Sendable {
+package struct UserRevocation: HookSecured {
     /// `hook.secret`, as the hook's: any one of them.
     package let secrets: [[UInt8]]
     /// `rate_limit.hook_per_minute`, shared with the hook.

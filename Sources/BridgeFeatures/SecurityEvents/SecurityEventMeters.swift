@@ -1,7 +1,7 @@
 import BridgeSupport
 import Metrics
 
-/// `kakao_bridge_security_events_total{event,outcome}` (docs/operations.md#metrics): `event` the type's last path segment
+/// `kakao_bridge_security_events_total{event,outcome}` (docs/operations.md#scraping): `event` the type's last path segment
 /// (`other` for types Kakao has not documented; `unverified` for a refused SET, whose claims are not trusted), `outcome`
 /// what the first run did (`done`, `no_user`, `pending`, `failed`), `acknowledged`, `replayed`, or the `err` of a refused
 /// SET. One per process: reloads keep counting.

@@ -180,7 +180,7 @@ struct AccountDeletionEndToEndTests {
     }
 
     /// A deletion answered 202 is counted `pending` then; when the queue finishes it, `done` once more, so a dashboard
-    /// sees it end (docs/operations.md#metrics).
+    /// sees it end (docs/operations.md#scraping).
     @Test func aPendingDeletionIsCountedDoneWhenTheQueueFinishesIt() async throws {
         try await TestWorld.with(Self.options()) { world async throws in
             #expect(try await world.exchange(world.validToken()).status == 200)

@@ -3,7 +3,7 @@ import Metrics
 import StateStore
 
 /// `kakao_bridge_unlink_total{outcome}` (webhook calls), `kakao_bridge_unlink_steps_total{step,outcome}` and the queue's
-/// gauges `kakao_bridge_unlink_events{state}` (docs/operations.md#metrics). One per process: reloads keep counting.
+/// gauges `kakao_bridge_unlink_events{state}` (docs/operations.md#scraping). One per process: reloads keep counting.
 public final class UnlinkMeters: Sendable {
     package enum StepOutcome: String, CaseIterable, Sendable {
         case done

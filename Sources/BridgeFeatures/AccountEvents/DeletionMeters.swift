@@ -1,6 +1,6 @@
 import BridgeSupport
 
-/// `kakao_bridge_account_deletions_total{provider,outcome}` (docs/operations.md#metrics): each deletion once when first
+/// `kakao_bridge_account_deletions_total{provider,outcome}` (docs/operations.md#scraping): each deletion once when first
 /// answered (`done`: 200, `pending`: 202), and a `pending` one once more when the queue ends it (`done` when it finishes
 /// the steps, `failed` when it gives up). One per process.
 public final class DeletionMeters: Sendable {
