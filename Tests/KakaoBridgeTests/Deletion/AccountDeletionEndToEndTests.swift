@@ -164,19 +164,18 @@ struct AccountDeletionEndToEndTests {
         options.hook = true
         try await TestWorld.with(options) { world async throws in
             let kakao = world.validToken()
-            let login = try await world.exchange(kakao)
-            let idToken = try #require(login.json?["firebase"]?["id_token"]?.stringValue)
-            func hook() async throws -> Reply {
-                try await world.post("/v1/login-complete", headers: Self.hook, body: #"{"kakao_token":"\#(kakao)","token":"\#(idToken)"}"#)
-            }
-            #expect(try await hook().status == 200)
+            let idToken = try await Self.idToken(world, kakao)
+            let session = #"{"kakao_token":"\#(kakao)","token":"\#(idToken)"}"#
+            #expect(try await world.post("/v1/login-complete", headers: Self.hook, body: session).status == 200)
             #expect(try await Self.delete(world, #"{"uid":"\#(Self.uid)"}"#).status == 200)
-            if checkRevoked {
-                ErrorMappingTests.expectProblem(try await hook(), 401, "invalid_id_token")
-            } else {
-                ErrorMappingTests.expectProblem(try await hook(), 401, "invalid_kakao_token")
-            }
+            let refused = try await world.post("/v1/login-complete", headers: Self.hook, body: session)
+            ErrorMappingTests.expectProblem(refused, 401, checkRevoked ? "invalid_id_token" : "invalid_kakao_token")
         }
+    }
+
+    /// The Firebase ID token a login with `kakao` gave.
+    static func idToken(_ world: TestWorld, _ kakao: String) async throws -> String {
+        try #require(try await world.exchange(kakao).json?["firebase"]?["id_token"]?.stringValue)
     }
 
     /// A deletion answered 202 is counted `pending` then; when the queue finishes it, `done` once more, so a dashboard
