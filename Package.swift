@@ -233,7 +233,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The throwaway PostgreSQL both test targets use (scripts/postgres-test-server); not part of the service.
+        // The throwaway PostgreSQL the store's tests and the fleet's use (scripts/postgres-test-server); not part of the
+        // service.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: ["CurlHTTP", .product(name: "Hummingbird", package: "hummingbird")], swiftSettings: swiftSettings),
         .testTarget(
@@ -242,11 +243,68 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto"], swiftSettings: swiftSettings),
+        // One test target per library (Tests/<Library>Tests), each depending on its library, the layers below it and
+        // the support it uses. What every layer's tests share: the hand-moved clock, Foundation's JSON as the parser's
+        // reference, the smallest configuration, scratch files with a mode, `/metrics` read as text.
+        .target(name: "BridgeTestSupport", dependencies: ["BridgeJSON", "BridgeSupport"], path: "Tests/BridgeTestSupport", swiftSettings: swiftSettings),
+        // In-memory fakes of the upstream protocols, for the features' tests and the router-level ones.
+        .target(
+            name: "UpstreamFakes",
+            dependencies: ["Upstreams", "BridgeJSON", "BridgeSupport", "OpenSSLCrypto", "StandIns"],
+            path: "Tests/UpstreamFakes",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "BridgeJSONTests", dependencies: ["BridgeJSON", "BridgeTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeSupportTests", dependencies: ["BridgeSupport", "BridgeJSON", "BridgeTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "UpstreamsTests",
+            dependencies: [
+                "Upstreams", "BridgeJSON", "BridgeSupport", "CurlHTTP", "OpenSSLCrypto", "StandIns", "BridgeTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BridgeFeaturesTests",
+            dependencies: [
+                "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "OpenSSLCrypto", "StandIns",
+                "BridgeTestSupport", "UpstreamFakes",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The repository's own documents held to what they claim (docs/dependencies.md against the manifest,
+        // docs/clients.md's code against the example client); they test no library.
+        .testTarget(name: "DocumentTests", swiftSettings: swiftSettings),
+        // The worlds the end-to-end tests start: the stand-ins with the bridge in process (TestWorld), or with the built
+        // executables as processes (BridgeProcess, CLIProcess), and the one lock that runs such worlds one at a time.
+        .target(
+            name: "EndToEndSupport",
+            dependencies: [
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "Upstreams", "CurlHTTP", "OpenSSLCrypto", "StandIns",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/EndToEndSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The built executables run as processes: the command line, signals and reloads, a fleet of two sharing a store,
+        // the process's own hardening, the Docker image and the deploy files it agrees with, tracing to an OTLP collector.
+        .testTarget(
+            name: "ExecutableTests",
+            dependencies: [
+                "kakao-bridge", "kakao-bridge-sandbox", "EndToEndSupport", "BridgeTestSupport", "PostgresTestSupport",
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "Upstreams", "CurlHTTP", "OpenSSLCrypto", "StandIns",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "PostgresTestSupport", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
-                "kakao-bridge-sandbox", "BuildVersion",
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
+                "kakao-bridge-sandbox", "BuildVersion", "BridgeTestSupport", "UpstreamFakes", "EndToEndSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),

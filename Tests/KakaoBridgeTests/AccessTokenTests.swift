@@ -9,6 +9,9 @@ import OpenSSLCrypto
 import StandIns
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// The Admin API's credential (docs/api.md#credentials): the JWT-bearer assertion, one fetch for many
 /// logins, kept until 5 minutes before expiry, one fetch at a time, failures not kept.

@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// The user records (docs/api.md#firebase-user-records) and the Auth Emulator over libcurl, against the strict
 /// stand-ins: Google's token endpoint checks the assertion as Google does, the Admin API wants its access token, and

@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// `upstream.max_in_flight`: past the bound, requests fail fast with the upstream's `…_unavailable` problem instead of
 /// queueing, and the service recovers by itself once the upstream does.

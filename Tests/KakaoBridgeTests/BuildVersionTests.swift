@@ -3,6 +3,9 @@ import BuildVersion
 import Foundation
 @testable import KakaoBridge
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// docs/operations.md#versions: the release and the commit of the build, said by `--version`, the first log line,
 /// `/readyz` and `kakao_bridge_build_info`, and the release kept equal to CHANGELOG.md's newest.

@@ -7,6 +7,9 @@ import OpenSSLCrypto
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// The Firebase Auth Emulator (docs/api.md#the-auth-emulator), as the Admin SDKs honour it.
 @Suite("Auth Emulator")

@@ -8,6 +8,9 @@ import HTTPTypes
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Every row of docs/errors.md that steps 1–3 can produce, each with its status, code and problem shape, at the router's
 /// depth with in-memory upstreams. What Kakao's answers look like on the wire is `FaultKakaoTests`' business.

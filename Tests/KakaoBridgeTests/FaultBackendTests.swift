@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// The app's backend misbehaving (step 6): non-2xx is `backend_rejected` with its answer in `login`; no answer is
 /// `backend_unavailable`; too slow is `upstream_timeout`. Never retried.

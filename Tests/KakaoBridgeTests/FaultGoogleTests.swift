@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Identity Toolkit and the certificate endpoint misbehaving: `firebase_unavailable`, `firebase_rejected` or
 /// `upstream_timeout`, always as problem bodies.

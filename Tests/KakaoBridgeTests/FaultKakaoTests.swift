@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Kakao misbehaving at the socket and at the JSON level: every answer must still be the contract's problem body.
 /// Each test plays many faults against one bridge (key generation makes bridges the expensive part of a test).

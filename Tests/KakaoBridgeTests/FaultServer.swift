@@ -1,6 +1,9 @@
 import BridgeJSON
 import Foundation
 import Synchronization
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 #if canImport(Glibc)
 import Glibc
 #endif

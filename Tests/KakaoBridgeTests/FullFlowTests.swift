@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Steps 4–6 (docs/api.md#the-six-step-flow): the Identity Toolkit exchange and the backend's login completion, with
 /// their failures (docs/errors.md).

@@ -5,6 +5,9 @@ import NIOCore
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Clients that lie, flood, dribble or send garbage: each gets a contract problem body (or a closed connection), never a
 /// crash, a hang, or an answer of another shape; and none can starve the others.

@@ -7,6 +7,8 @@ import Logging
 import OpenSSLCrypto
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
 
 /// Every JSON the service writes comes from `JSONWriter`. Each shape is held here against what Foundation's `JSONEncoder`
 /// writes for the same content (`Encodable` mirrors that exist only in this file), compared as JSON values.

@@ -6,6 +6,9 @@ import Foundation
 import Synchronization
 import Testing
 import Upstreams
+import UpstreamFakes
+import BridgeTestSupport
+import EndToEndSupport
 
 /// The verified-token cache (`kakao.cache_seconds`, issue 6) at the router's depth, against the fake Kakao's call counter
 /// (one verification is one call of the fake, where the stand-in counts a token-info and a user/me request).

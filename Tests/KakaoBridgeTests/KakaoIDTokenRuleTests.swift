@@ -7,6 +7,9 @@ import OpenSSLCrypto
 import StandIns
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// Every rule of a Kakao ID token (docs/api.md#kakao-id-tokens) at the router's depth, with the fake JWKS endpoint: each
 /// broken rule is 401 `invalid_kakao_id_token` with a detail naming it, and no call ever goes to Kakao's API.

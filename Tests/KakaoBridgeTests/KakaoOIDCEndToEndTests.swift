@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// Kakao OpenID Connect end to end (docs/api.md#kakao-id-tokens): the real bridge over libcurl against the Kakao stand-in's
 /// JWKS and ID tokens, with all six steps on.

@@ -8,6 +8,9 @@ import OpenSSLCrypto
 import StandIns
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// docs/api.md#keyless-signing-on-google-cloud (`firebase.signer: iam`), end to end: the real bridge with no key file,
 /// against the metadata server and IAM Credentials stand-ins, which are as strict as Google (the metadata header,

@@ -5,6 +5,9 @@ import OpenSSLCrypto
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// No token, secret, email or key material in any log line the service writes during a full run.
 @Suite struct LogHygieneTests {

@@ -4,6 +4,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// `POST /v1/login-complete`, the backend's hook (docs/api.md#post-v1login-complete): its rules at the router's depth,
 /// with in-memory upstreams. The hook called by the backend stand-in over HTTP is `FullFlowTests`' business.

@@ -13,6 +13,9 @@ import StandIns
 import Testing
 import Upstreams
 import Yams
+import UpstreamFakes
+import EndToEndSupport
+import BridgeTestSupport
 
 /// docs/openapi.yaml against the service: it parses and validates with OpenAPIKit; its paths and operations are the
 /// route table's (`Route`), no more and no fewer; and for every status it documents on an operation, a real answer of

@@ -6,6 +6,9 @@ import HTTPTypes
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,9 @@ import Foundation
 import HTTPTypes
 @testable import KakaoBridge
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// CORS for web apps (docs/api.md#web-clients-cors): the token exchange and the nonce route answer the origins of
 /// `server.cors_origins`, matched exactly, preflight included; other origins and every other route get no CORS header.

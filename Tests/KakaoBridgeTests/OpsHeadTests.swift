@@ -4,6 +4,9 @@ import HTTPTypes
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Issue 44: HEAD on a GET route is that GET without its body (docs/api.md#conventions, RFC 9110 §9.3.2): the same
 /// status and headers, `Content-Length` included, and no body; it was 404.

@@ -2,6 +2,9 @@ import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Every metric of `/metrics` has a `# HELP` line before its `# TYPE` (docs/operations.md#scraping), from the one table
 /// of metric names (`MetricName`), whose types the exposition agrees with.

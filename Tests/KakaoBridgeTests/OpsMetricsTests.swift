@@ -3,6 +3,9 @@ import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// `/metrics`: Prometheus text with route templates (never raw paths), statuses, latencies, upstream calls, in-flight.
 /// The scrape test stays end-to-end: upstream calls are metered by the HTTP upstream layer, which in-memory fakes bypass,

@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Request ids (accepted when sane, replaced otherwise, echoed, logged, passed upstream), the access log line, and the
 /// client address behind trusted proxies. The service's own rules run at the router's depth; passing the id to Kakao on

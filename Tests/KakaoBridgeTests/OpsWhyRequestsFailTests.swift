@@ -5,17 +5,15 @@ import Logging
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Issue 44, "why requests fail" (docs/operations.md#reading-the-logs): the problem's code in the access line and in
 /// `kakao_bridge_problems_total`, each upstream's wall time, and log values with their JSON types in JSON and in text.
 @Suite struct OpsWhyRequestsFailTests {
     /// The value of one series of `/metrics`, or 0 when it is not there yet.
-    static func value(of series: String, in text: String) -> Double {
-        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
-            return Double(line.dropFirst(series.count + 1)) ?? 0
-        }
-        return 0
-    }
+    static func value(of series: String, in text: String) -> Double { MetricsText.value(of: series, in: text) }
 
     @Test func theAccessLineCarriesTheProblemCodeAndTheCounterCountsEveryProblem() async throws {
         try await RouterWorld.with { world in

@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Retries only where they are safe: Kakao's idempotent GETs on outages and connection errors, at most twice, inside the
 /// deadline; never on a verdict about the token, and never for Identity Toolkit or the backend.

@@ -6,6 +6,9 @@ import Foundation
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// `hook.check_revoked` (docs/api.md#revocation-on-the-hook), as `verifyIdToken(token, true)`.
 @Suite("Revocation on the hook")

@@ -6,6 +6,9 @@ import Foundation
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Steps 1–3 (docs/api.md#the-six-step-flow). The service's own rules (what the answer holds, the custom token's shape,
 /// routes and configuration) run at the router's depth with in-memory upstreams; the tests that hand a minted custom

@@ -8,6 +8,9 @@ import HTTPTypes
 import StandIns
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// The user sync of docs/api.md#user-sync, rule by rule, at the router's depth with the in-memory Admin
 /// API and token endpoint. The wire (Google's paths, bodies and errors) is `AdminEndToEndTests`' business.

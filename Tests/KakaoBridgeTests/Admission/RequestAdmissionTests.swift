@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// `RequestAdmission` on the real server: logins past the limit wait their turn and then succeed; nothing else waits, so
 /// the backend's call to the hook during a login's step 6 cannot wait on that login.

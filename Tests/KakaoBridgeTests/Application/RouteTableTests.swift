@@ -2,6 +2,9 @@ import HTTPTypes
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// The route table (`Route`) is the one declaration the router, the admission gate, the rate limiter and the metrics read.
 @Suite struct RouteTableTests {

@@ -2,28 +2,29 @@ import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing
+import BridgeTestSupport
 
 /// `server.admin_port` and `server.admin_host` (docs/configuration.md#keys): read from YAML and the environment, every
 /// problem listed at once.
 @Suite struct AdminPortConfigTests {
     static func problems(server: String, environment: [String: String] = [:]) -> [String] {
-        ConfigTests.problems(yaml: ConfigTests.minimal + "\nserver:\n" + server, environment: environment)
+        ConfigFixture.problems(yaml: ConfigFixture.minimal + "\nserver:\n" + server, environment: environment)
     }
 
     @Test func theAdminPortIsOffUntilSetAndTakesAPortOtherThanThePublicOne() throws {
         #expect(BridgeConfig().server.adminPort == nil)
         #expect(BridgeConfig().server.adminHost == "127.0.0.1")
-        let set = try ConfigLoader.parse(yaml: ConfigTests.minimal + "\nserver:\n  admin_port: 9090\n  admin_host: 0.0.0.0\n", environment: [:])
+        let set = try ConfigLoader.parse(yaml: ConfigFixture.minimal + "\nserver:\n  admin_port: 9090\n  admin_host: 0.0.0.0\n", environment: [:])
         #expect(set.server.adminPort == 9090)
         #expect(set.server.adminHost == "0.0.0.0")
-        let fromEnvironment = try ConfigLoader.parse(yaml: ConfigTests.minimal, environment: ["BRIDGE_SERVER_ADMIN_PORT": " 9091 "])
+        let fromEnvironment = try ConfigLoader.parse(yaml: ConfigFixture.minimal, environment: ["BRIDGE_SERVER_ADMIN_PORT": " 9091 "])
         #expect(fromEnvironment.server.adminPort == 9091)
         // Empty, `~` and an empty variable: not set (the variable turns a file's value off).
         for yaml in ["  admin_port:\n", "  admin_port: ~\n"] {
-            #expect(try ConfigLoader.parse(yaml: ConfigTests.minimal + "\nserver:\n" + yaml, environment: [:]).server.adminPort == nil)
+            #expect(try ConfigLoader.parse(yaml: ConfigFixture.minimal + "\nserver:\n" + yaml, environment: [:]).server.adminPort == nil)
         }
         let cleared = try ConfigLoader.parse(
-            yaml: ConfigTests.minimal + "\nserver:\n  admin_port: 9090\n", environment: ["BRIDGE_SERVER_ADMIN_PORT": ""]
+            yaml: ConfigFixture.minimal + "\nserver:\n  admin_port: 9090\n", environment: ["BRIDGE_SERVER_ADMIN_PORT": ""]
         )
         #expect(cleared.server.adminPort == nil)
         // Both 0: two free ports (the tests).

@@ -2,12 +2,13 @@ import BridgeSupport
 import Foundation
 @testable import KakaoBridge
 import Testing
+import BridgeTestSupport
 
 /// `server.cors_origins` (docs/configuration.md#keys): exact origins as browsers send them, read from YAML and the
 /// environment, every problem listed at once, applied on reload.
 @Suite struct CORSOriginsConfigTests {
     static func problems(server: String, environment: [String: String] = [:]) -> [String] {
-        ConfigTests.problems(yaml: ConfigTests.minimal + "\nserver:\n" + server, environment: environment)
+        ConfigFixture.problems(yaml: ConfigFixture.minimal + "\nserver:\n" + server, environment: environment)
     }
 
     @Test func theOriginsApplyOnReload() {
@@ -17,11 +18,11 @@ import Testing
     }
 
     @Test func corsOriginsAreExactOriginsAsBrowsersSendThem() throws {
-        let yaml = ConfigTests.minimal + "\nserver:\n  cors_origins: [https://app.example.com, \"http://localhost:3000\", \"https://[2001:db8::1]:8443\"]\n"
+        let yaml = ConfigFixture.minimal + "\nserver:\n  cors_origins: [https://app.example.com, \"http://localhost:3000\", \"https://[2001:db8::1]:8443\"]\n"
         #expect(try ConfigLoader.parse(yaml: yaml, environment: [:]).server.corsOrigins
             == ["https://app.example.com", "http://localhost:3000", "https://[2001:db8::1]:8443"])
         let fromEnvironment = try ConfigLoader.parse(
-            yaml: ConfigTests.minimal, environment: ["BRIDGE_SERVER_CORS_ORIGINS": "https://a.example.com, https://b.example.com"]
+            yaml: ConfigFixture.minimal, environment: ["BRIDGE_SERVER_CORS_ORIGINS": "https://a.example.com, https://b.example.com"]
         )
         #expect(fromEnvironment.server.corsOrigins == ["https://a.example.com", "https://b.example.com"])
         #expect(BridgeConfig().server.corsOrigins.isEmpty)

@@ -6,6 +6,9 @@ import Foundation
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Account deletion (docs/api.md#deleting-an-account) over libcurl against the strict stand-ins: Kakao's admin-key
 /// unlink, the Firebase user (and a link record) gone, the unlink mark, the backend's notice, the record that answers a

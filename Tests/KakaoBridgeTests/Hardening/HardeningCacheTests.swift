@@ -8,6 +8,7 @@ import StandIns
 import Synchronization
 import Testing
 import Upstreams
+import BridgeTestSupport
 
 /// Second hardening round, the caches: stale-while-revalidate certificates with a limit, verifications that survive
 /// their first caller, and a reload that gives up at once on shutdown.

@@ -2,25 +2,26 @@
 @testable import KakaoBridge
 import BridgeSupport
 import Testing
+import BridgeTestSupport
 
 /// Security issue 27, the two connection keys (docs/configuration.md#keys): read from YAML and BRIDGE_*, bounded, and
 /// the per-client cap's default derived from `server.max_connections`.
 @Suite struct HardeningConnectionKeysTests {
     @Test func theConnectionKeysAreReadBoundedAndDefaultToAQuarter() throws {
-        let yaml = ConfigTests.minimal + "\nserver:\n  max_connections_per_client: 3\n  first_request_timeout_seconds: 2\n"
+        let yaml = ConfigFixture.minimal + "\nserver:\n  max_connections_per_client: 3\n  first_request_timeout_seconds: 2\n"
         let config = try ConfigLoader.parse(yaml: yaml, environment: ["BRIDGE_SERVER_FIRST_REQUEST_TIMEOUT_SECONDS": "7"])
         #expect(config.server.maxConnectionsPerClient == 3)
         #expect(config.server.firstRequestTimeoutSeconds == 7)
         let defaults = BridgeConfig().server
         #expect(defaults.maxConnectionsPerClient == 0 && defaults.firstRequestTimeoutSeconds == 5)
 
-        let problems = ConfigTests.problems {
+        let problems = ConfigFixture.problems {
             $0.server.maxConnectionsPerClient = -1
             $0.server.firstRequestTimeoutSeconds = 0
         }
         #expect(problems.contains { $0.hasPrefix("server.max_connections_per_client") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("server.first_request_timeout_seconds") }, "\(problems)")
-        #expect(ConfigTests.problems { $0.server.firstRequestTimeoutSeconds = 601 }.count == 1)
+        #expect(ConfigFixture.problems { $0.server.firstRequestTimeoutSeconds = 601 }.count == 1)
 
         #expect(ConnectionCount(limit: 4096).perClientLimit == 1024)
         #expect(ConnectionCount(limit: 20).perClientLimit == 5)

@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 #if canImport(Glibc)
 import Glibc
 #endif

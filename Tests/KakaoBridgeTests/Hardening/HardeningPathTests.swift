@@ -3,6 +3,9 @@ import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// Security issue 27, the service's side: a route has one spelling (docs/api.md#conventions). Hummingbird's router skips
 /// empty segments, so `/metrics/` and `//metrics` were served as `/metrics`, past a proxy that guards the exact path.

@@ -4,6 +4,9 @@ import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// Second hardening round, what the routes promise (router level, in-memory upstreams).
 @Suite struct HardeningRouteTests {

@@ -8,6 +8,9 @@ import OpenSSLCrypto
 import StandIns
 import Testing
 import Upstreams
+import UpstreamFakes
+import BridgeTestSupport
+import EndToEndSupport
 
 /// Second hardening round, rules that need no server: lengths, ids, messages, addresses, configuration.
 @Suite struct HardeningRuleTests {

@@ -3,6 +3,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// A hook secret rotated without downtime (docs/configuration.md#rotating-the-hook-secret): while `hook.secret` lists
 /// two, the backend may send either on the hook and the revoke route; the service's own calls carry the first.

@@ -6,6 +6,9 @@ import Foundation
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// The account lifecycle (the revoke endpoint, Kakao's unlink webhook, linking by email) over libcurl against the
 /// strict stand-ins: Kakao unlinks and then calls the webhook, the Admin API stand-in keeps the users, the backend

@@ -6,6 +6,9 @@ import OpenSSLCrypto
 @testable import KakaoBridge
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Linking by verified email (docs/api.md#linking-to-an-existing-firebase-account) at the router's depth.
 @Suite("Linking by verified email")

@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// `POST /v1/users/revoke` (docs/api.md#post-v1usersrevoke): "log out everywhere" for backends without an
 /// Admin SDK, followed by `hook.check_revoked` refusing the sessions it ended.

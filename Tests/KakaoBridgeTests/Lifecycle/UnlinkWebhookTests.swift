@@ -6,6 +6,9 @@ import Foundation
 import StateStore
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Kakao's unlink webhook (docs/api.md#kakaos-unlink-webhook), rule by rule, at the router's depth with the in-memory
 /// Admin API and backend. The wire (libcurl, the stand-ins, the deadline) is `LifecycleEndToEndTests`' business.

@@ -6,6 +6,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Naver and LINE logins through the whole flow (docs/api.md#providers) over libcurl against the strict
 /// stand-ins: steps 2–6, the user sync, the hook with the provider-shaped body, the cache, the refusals as the providers

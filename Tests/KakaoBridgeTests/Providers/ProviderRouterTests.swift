@@ -9,6 +9,9 @@ import StandIns
 import StateStore
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Naver and LINE beside Kakao (docs/api.md#providers) at the router's depth, with in-memory upstreams:
 /// the `provider` parameter, every refusal, the answers' shape, the hook's two body shapes and Naver's unlink callback.

@@ -9,6 +9,9 @@ import StandIns
 @testable import StateStore
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// The fourth outside review's low and informational findings, each held by a test: a revoked token that a verification
 /// under way would have cached again, the SQLite file's mode, the metadata server's address, a Kakao ID token's `typ`,

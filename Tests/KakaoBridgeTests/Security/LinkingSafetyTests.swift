@@ -5,6 +5,9 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// The safety rules of linking by email (docs/api.md#linking-to-an-existing-firebase-account) at the router's depth
 /// (issue 27): races to one account, link records that no longer stand, accounts of this service's own, and emails

@@ -6,6 +6,9 @@ import Foundation
 import StandIns
 import Testing
 import Upstreams
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// The two account takeovers of the third security round (issue 27), end to end through the real server over libcurl
 /// against the strict stand-ins: an ID token refused at the exchange taken at the legacy route out of the shared cache,

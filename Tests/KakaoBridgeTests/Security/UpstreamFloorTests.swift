@@ -6,6 +6,9 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// A faulty upstream must not defeat the caches nor speak to anonymous app users: an access token that claims a short life
 /// is still kept a while, but never past its expiry, and Google's `error_description` reaches the log only.

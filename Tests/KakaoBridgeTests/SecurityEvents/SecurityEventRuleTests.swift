@@ -8,6 +8,9 @@ import StandIns
 import StateStore
 import Testing
 import Upstreams
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
 /// Every verification rule of a Kakao security event token with its RFC 8935 `err`
 /// (docs/api.md#kakaos-security-events), at the router's depth with Kakao's keys from the shared test key set. The

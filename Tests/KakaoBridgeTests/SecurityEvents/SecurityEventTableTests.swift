@@ -4,6 +4,9 @@ import Foundation
 @testable import KakaoBridge
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 /// Every row of the security events' table (docs/api.md#kakaos-security-events) end to end: a SET signed with the Kakao
 /// stand-in's OIDC key, through the real server and libcurl, acted on at the Admin API stand-in, told to the backend

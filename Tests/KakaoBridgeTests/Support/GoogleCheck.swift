@@ -3,6 +3,9 @@ import CurlHTTP
 import Foundation
 import StandIns
 import Testing
+import EndToEndSupport
+import BridgeTestSupport
+import UpstreamFakes
 
 extension TestWorld {
     /// Sends a minted custom token to the strict Identity Toolkit stand-in, which accepts it only as Google would.

@@ -5,29 +5,12 @@ import Foundation
 @testable import KakaoBridge
 import OpenSSLCrypto
 import StandIns
+import BridgeTestSupport
+import EndToEndSupport
+import UpstreamFakes
 
-/// Kakao OpenID Connect in the test worlds (docs/api.md#kakao-id-tokens): the configuration that turns it on, and the app's
-/// side of a login (a nonce from the bridge, an ID token from Kakao).
-enum OIDC {
-    static let audience = "test-native-app-key"
-    static let otherAudience = "test-javascript-key"
-    static let user = StandIns.KakaoAccount(
-        id: 1_234_567_890, nickname: "Ryan", email: "ryan@example.com", profileImageURL: "https://k.kakaocdn.net/dn/profile.jpg"
-    )
-
-    /// OpenID Connect on, with both app keys, on top of `options`.
-    static func on(_ options: TestWorld.Options = .init(), requireNonce: Bool = true) -> TestWorld.Options {
-        var options = options
-        let previous = options.configure
-        options.configure = { config in
-            previous(&config)
-            config.kakao.oidc.audiences = [audience, otherAudience]
-            config.kakao.oidc.requireNonce = requireNonce
-        }
-        return options
-    }
-}
-
+/// The app's side of a Kakao OpenID Connect login (a nonce from the bridge, an ID token from Kakao); the configuration
+/// that turns it on is `OIDC` (EndToEndSupport).
 extension RouterWorld {
     func nonce() async throws -> String {
         let reply = try await get("/v1/kakao/nonce")

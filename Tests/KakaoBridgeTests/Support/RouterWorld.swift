@@ -10,6 +10,9 @@ import Logging
 import StandIns
 import StateStore
 import Upstreams
+import UpstreamFakes
+import EndToEndSupport
+import BridgeTestSupport
 
 /// The application as `buildApplication` composes it, driven through Hummingbird's router test framework (no socket)
 /// with in-memory upstreams: the depth for error mapping, the hook's rules, rate limiting, problem bodies and routing.
