@@ -66,7 +66,10 @@ package struct HostileClient: Sendable {
     package func close() { _ = Glibc.close(fd) }
 
     @discardableResult
-    package func send(_ bytes: [UInt8]) -> Bool {
+    package func send(_ bytes: [UInt8]) -> Bool { Self.send(fd, bytes) }
+
+    /// All of `bytes` on `fd`, without SIGPIPE; `false` once the peer is gone. The fault server writes with it too.
+    package static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -191,15 +191,7 @@ final class FaultServer: Sendable {
     }
 
     /// `false` once the peer is gone.
-    private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
+    private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool { HostileClient.send(fd, bytes) }
 }
 
 /// Canned Kakao answers for a `FaultServer` that plays Kakao when it is not misbehaving.
