@@ -90,8 +90,6 @@ package final class LoginFlow: Sendable {
     }
 
     /// Step 3 when the signer is a call (`firebase.signer: iam`, one `signBlob`: docs/api.md#keyless-signing-on-google-cloud).
-    /// Out of line, so that the key file's path keeps its frame: `mint`'s frame is held by every login waiting on the provider.
-    @inline(never)
     private func mintedByCall<User: ProviderProfile>(_ synced: UserSync.Account, user: User, context: CallContext) async throws(Problem) -> Minted<User> {
         let token = try await minter.mint(uid: synced.uid, claim: user.claim, context: context)
         return Minted(uid: synced.uid, customToken: token, user: user, createdUser: synced.created, linked: synced.linked)
@@ -108,9 +106,6 @@ package final class LoginFlow: Sendable {
         return try await stepsFourToSix(minted, providerToken: token, context: context)
     }
 
-    /// Apart from `exchange`, so that the answer being built is not in the frame that waits on the provider: that frame
-    /// is held by every login in flight.
-    @inline(never)
     private func stepsFourToSix<User: ProviderProfile>(
         _ minted: Minted<User>, providerToken: String, context: CallContext
     ) async throws(Problem) -> TokenExchangeResponse<User> {

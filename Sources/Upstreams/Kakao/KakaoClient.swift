@@ -63,9 +63,7 @@ package struct KakaoClient: KakaoVerifying {
     }
 
     // MARK: Answers
-    // Read out of line: this function's frame is held while both calls are in flight, by every login waiting on Kakao.
 
-    @inline(never)
     private static func tokenInfo(_ response: HTTPResponse, appID: Int64) throws(Problem) -> KakaoTokenInfo {
         let info = try Upstream.decode(KakaoTokenInfo.self, response, failures)
         if info.app_id != appID { throw Problem.kakaoAppMismatch() }
@@ -73,7 +71,6 @@ package struct KakaoClient: KakaoVerifying {
         return info
     }
 
-    @inline(never)
     private static func verified(_ info: KakaoTokenInfo, profile response: HTTPResponse) throws(Problem) -> VerifiedKakaoToken {
         let me = try Upstream.decode(KakaoMe.self, response, failures)
         // Kakao ids are positive; anything else is a broken answer, not a verdict on the token.

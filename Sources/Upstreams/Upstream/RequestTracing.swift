@@ -76,7 +76,6 @@ private struct HeaderListInjector: Injector {
 /// `identity_toolkit`, …), whose context goes out as `traceparent`. Its attributes are the method, the host and port
 /// and the status: never the URL's path or query, a header value, a token or an email.
 enum UpstreamSpans {
-    @inline(never)
     static func start(_ upstream: Upstream.Name, _ request: inout HTTPRequest, parent: ServiceContext) -> any Span {
         let span = InstrumentationSystem.tracer.startAnySpan(upstream.rawValue, context: parent, ofKind: .client)
         span.attributes["http.request.method"] = request.method.rawValue
@@ -88,7 +87,6 @@ enum UpstreamSpans {
         return span
     }
 
-    @inline(never)
     static func end(_ spans: [any Span], _ outcomes: [Result<HTTPResponse, HTTPClientError>]) {
         for (span, outcome) in zip(spans, outcomes) { end(span, outcome) }
     }

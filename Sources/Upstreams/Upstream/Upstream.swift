@@ -86,10 +86,6 @@ package struct Upstream: Sendable {
     }
 
     /// The attempt's answer, retrying one request at a time (the rare case) while its policy and deadline allow.
-    ///
-    /// Never inlined: its retry loop would otherwise sit in the caller's async frame, which is allocated before the first
-    /// attempt is sent and so held for the whole wait on the upstream, by every call in flight.
-    @inline(never)
     package func finish(_ attempt: Attempt, context: CallContext) async throws(Problem) -> HTTPResponse {
         var verdict = attempt.verdict
         var retries = 0
