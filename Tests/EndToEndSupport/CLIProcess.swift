@@ -154,5 +154,20 @@ package final class TemporaryDirectory {
         return account
     }
 
+    /// The smallest configuration `check-config` accepts (Kakao's app id and a service-account key file), then `more`
+    /// as written; mode 600 as an operator keeps it. `account` names the key file; by default a fresh one is made.
+    package func configFile(account: String? = nil, adding more: String = "") throws -> String {
+        let account = try account ?? serviceAccount()
+        let file = try write("bridge-\(UUID().uuidString).yaml", """
+            kakao:
+              app_id: 42
+            firebase:
+              service_account_file: \(account)
+
+            """ + more)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        return file
+    }
+
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }

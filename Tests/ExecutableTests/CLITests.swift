@@ -73,12 +73,7 @@ struct CLITests {
 
     @Test func checkConfigRefusesAMissingServiceAccountFile() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("bridge.yaml", """
-            kakao:
-              app_id: 42
-            firebase:
-              service_account_file: \(directory.path)/missing.json
-            """)
+        let file = try directory.configFile(account: directory.path + "/missing.json")
         let run = try await CLIProcess.run(["check-config", "--config", file], timeout: .seconds(30))
         #expect(run.status == 78)
         #expect(run.stderr.contains("firebase.service_account_file"))
@@ -86,13 +81,7 @@ struct CLITests {
 
     @Test func checkConfigAcceptsAGoodConfiguration() async throws {
         let directory = try TemporaryDirectory()
-        let account = try directory.serviceAccount()
-        let file = try directory.write("bridge.yaml", """
-            kakao:
-              app_id: 42
-            firebase:
-              service_account_file: \(account)
-            """)
+        let file = try directory.configFile()
         let run = try await CLIProcess.run(["check-config", "--config", file], timeout: .seconds(30))
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stdout.contains("is valid"))
@@ -122,13 +111,7 @@ struct CLITests {
     /// With the memory store there is no queue another process can read: `unlinks` says so and exits non-zero.
     @Test func unlinksRefusesTheMemoryStore() async throws {
         let directory = try TemporaryDirectory()
-        let account = try directory.serviceAccount()
-        let file = try directory.write("bridge.yaml", """
-            kakao:
-              app_id: 42
-            firebase:
-              service_account_file: \(account)
-            """)
+        let file = try directory.configFile()
         let run = try await CLIProcess.run(["unlinks", "--config", file], timeout: .seconds(30))
         #expect(run.status == 78, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stderr.contains("state.url is empty"))

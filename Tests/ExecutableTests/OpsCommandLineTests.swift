@@ -16,17 +16,11 @@ import BridgeTestSupport
     static func config(_ directory: TemporaryDirectory, store url: String, password: String? = nil) throws -> String {
         let account = directory.path + "/service-account.json"
         if !FileManager.default.fileExists(atPath: account) { _ = try directory.serviceAccount() }
-        let file = try directory.write("store-\(UUID().uuidString).yaml", """
-            kakao:
-              app_id: 42
-            firebase:
-              service_account_file: \(account)
+        return try directory.configFile(account: account, adding: """
             state:
               url: "\(url)"
             \(password.map { "  password: \"\($0)\"" } ?? "")
             """)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        return file
     }
 
     @Test func checkConfigSaysWhyPostgreSQLCannotBeUsed() async throws {
@@ -98,15 +92,10 @@ import BridgeTestSupport
         let held = try HeldPort()
         defer { held.close() }
         let directory = try TemporaryDirectory()
-        let account = try directory.serviceAccount()
-        let file = try directory.write("bridge.yaml", """
+        let file = try directory.configFile(adding: """
             server:
               host: 127.0.0.1
               port: \(held.port)
-            kakao:
-              app_id: 42
-            firebase:
-              service_account_file: \(account)
             """)
         let run = try await CLIProcess.run(["serve", "--config", file], timeout: .seconds(60))
         #expect(run.status == 78, "\(run.stdout)\n\(run.stderr)")

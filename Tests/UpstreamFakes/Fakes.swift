@@ -131,14 +131,9 @@ package final class FakeBackend: BackendCompleting {
             return (.success(state.answer), state.hook)
         }
         if let hook {
-            var writer = JSONWriter()
-            writer.openObject()
-            writer.key("kakao_token")
-            writer.string(kakaoToken)
-            writer.key("token")
-            writer.string(idToken)
-            writer.closeObject()
-            let status = (try? await hook(String(decoding: writer.bytes, as: UTF8.self))) ?? 502
+            // The body the real client sends (`BackendClient.LoginBody`), as an app's backend would receive it.
+            let body = BackendClient.LoginBody(kakaoToken: kakaoToken, idToken: idToken)
+            let status = (try? await hook(String(decoding: body.jsonBytes, as: UTF8.self))) ?? 502
             state.withLock { $0.lastHookStatus = status }
             if status != 200 { return LoginResult(status: status, body: ["meta": ["code": .int(Int64(status))]]) }
         }

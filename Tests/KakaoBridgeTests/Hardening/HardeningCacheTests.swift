@@ -33,10 +33,15 @@ import BridgeTestSupport
         }
     }
 
-    @Test func aKnownKidNeverWaitsForARefetch() async throws {
+    /// Google's certificates from `SlowKeys`, on a clock the test moves.
+    static func certificatesOnAManualClock() throws -> (SlowKeys, ManualUnixClock, PublicKeyCache) {
         let source = try SlowKeys()
         let clock = ManualUnixClock()
-        let cache = PublicKeyCache.googleCertificates(source, clock: clock.clock)
+        return (source, clock, PublicKeyCache.googleCertificates(source, clock: clock.clock))
+    }
+
+    @Test func aKnownKidNeverWaitsForARefetch() async throws {
+        let (source, clock, cache) = try Self.certificatesOnAManualClock()
         let context = CallContext(requestID: "t")
         let kid = source.keys.currentKID
         #expect(try await cache.key(for: kid, context: context) != nil)
@@ -55,9 +60,7 @@ import BridgeTestSupport
     }
 
     @Test func staleKeysServeWhileRefetchesFailButNotBeyondADay() async throws {
-        let source = try SlowKeys()
-        let clock = ManualUnixClock()
-        let cache = PublicKeyCache.googleCertificates(source, clock: clock.clock)
+        let (source, clock, cache) = try Self.certificatesOnAManualClock()
         let context = CallContext(requestID: "t")
         let kid = source.keys.currentKID
         #expect(try await cache.key(for: kid, context: context) != nil)
