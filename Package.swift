@@ -293,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "ExecutableTests",
             dependencies: [
-                "kakao-bridge", "kakao-bridge-sandbox", "EndToEndSupport", "BridgeTestSupport", "PostgresTestSupport",
+                "kakao-bridge", "kakao-bridge-sandbox", "BuildVersion", "EndToEndSupport", "BridgeTestSupport", "PostgresTestSupport",
                 "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "Upstreams", "CurlHTTP", "OpenSSLCrypto", "StandIns",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -303,8 +303,8 @@ let package = Package(
         .testTarget(
             name: "KakaoBridgeTests",
             dependencies: [
-                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto", "kakao-bridge",
-                "kakao-bridge-sandbox", "BuildVersion", "BridgeTestSupport", "UpstreamFakes", "EndToEndSupport",
+                "KakaoBridge", "BridgeFeatures", "BridgeJSON", "BridgeSupport", "StateStore", "Upstreams", "StandIns", "CurlHTTP", "OpenSSLCrypto",
+                "BuildVersion", "BridgeTestSupport", "UpstreamFakes", "EndToEndSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),

@@ -1,4 +1,3 @@
-import BridgeJSON
 import Foundation
 #if canImport(Glibc)
 import Glibc

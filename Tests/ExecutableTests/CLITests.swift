@@ -1,5 +1,6 @@
 import BridgeJSON
 import BridgeSupport
+import BuildVersion
 import CurlHTTP
 import Foundation
 import StandIns
@@ -69,6 +70,13 @@ struct CLITests {
         for problem in ["server.port", "kakao.app_id", "colour", "log.level", "firebase.service_account_file"] {
             #expect(run.stderr.contains(problem), "\(problem) not listed in:\n\(run.stderr)")
         }
+    }
+
+    /// docs/operations.md#versions: the release and the commit of the build.
+    @Test func versionFlagPrintsTheReleaseAndTheCommitAndExits0() async throws {
+        let run = try await CLIProcess.run(["--version"], timeout: .seconds(30))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "kakao-bridge \(BuildVersion.version) (commit \(BuildVersion.commit))\n")
     }
 
     @Test func checkConfigRefusesAMissingServiceAccountFile() async throws {

@@ -4,11 +4,10 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
-/// docs/operations.md#versions: the release and the commit of the build, said by `--version`, the first log line,
-/// `/readyz` and `kakao_bridge_build_info`, and the release kept equal to CHANGELOG.md's newest.
+/// docs/operations.md#versions: the release and the commit of the build, said by the first log line, `/readyz` and
+/// `kakao_bridge_build_info` (`--version` in `CLITests`), and the release kept equal to CHANGELOG.md's newest.
 @Suite("The build's version")
 struct BuildVersionTests {
     @Test func theReleaseIsCHANGELOGsNewestAndTheCommitIsFromGit() throws {
@@ -18,13 +17,6 @@ struct BuildVersionTests {
         // A test run is always a build in a clone: the plugin found the commit.
         #expect(BuildVersion.commit.count == 12 && BuildVersion.commit.allSatisfy(\.isHexDigit), "\(BuildVersion.commit)")
         #expect(BuildVersion.description == "\(BuildVersion.version) (commit \(BuildVersion.commit))")
-    }
-
-    @Test func versionFlagPrintsTheReleaseAndTheCommitAndExits0() async throws {
-        let run = try await CLIProcess.run(["--version"], timeout: .seconds(30))
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == "kakao-bridge \(BuildVersion.version) (commit \(BuildVersion.commit))\n")
-        print("kakao-bridge --version: \(run.stdout.trimmingCharacters(in: .newlines))")
     }
 
     @Test func readinessMetricsAndTheFirstLogLineNameTheBuild() async throws {

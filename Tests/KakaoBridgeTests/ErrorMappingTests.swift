@@ -9,7 +9,6 @@ import StandIns
 import Testing
 import Upstreams
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
 /// Every row of docs/errors.md that steps 1–3 can produce, each with its status, code and problem shape, at the router's

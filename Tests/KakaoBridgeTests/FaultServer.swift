@@ -1,8 +1,6 @@
-import BridgeJSON
 import Foundation
 import Synchronization
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 #if canImport(Glibc)
 import Glibc

@@ -6,7 +6,6 @@ import Foundation
 import StandIns
 import Testing
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
 /// Steps 4–6 (docs/api.md#the-six-step-flow): the Identity Toolkit exchange and the backend's login completion, with

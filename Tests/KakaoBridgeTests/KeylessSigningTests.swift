@@ -331,39 +331,6 @@ import UpstreamFakes
     }
 }
 
-/// `check-config` says which signer is in use; keyless, it asks the metadata server what `serve` would wait for.
-@Suite struct KeylessCheckConfigTests {
-    @Test func checkConfigSaysWhichSignerAndAsksTheMetadataServer() async throws {
-        let metadata = MetadataServerStandIn(email: "bridge@check-config.iam.gserviceaccount.com", projectID: "check-config")
-        let server = try await metadata.start()
-        let directory = try TemporaryDirectory()
-        let keyless = try directory.write("keyless.yaml", """
-            kakao:
-              app_id: 42
-            firebase:
-              signer: iam
-              metadata_url: \(server.baseURL)
-            """)
-        let answered = try await CLIProcess.run(["check-config", "--config", keyless], timeout: .seconds(30))
-        #expect(answered.status == 0, "\(answered.stdout)\n\(answered.stderr)")
-        #expect(answered.stdout.contains("signer iam"), "\(answered.stdout)")
-        #expect(answered.stdout.contains("project check-config"))
-        #expect(!(answered.stdout + answered.stderr).contains(metadata.email))
-        #expect(metadata.calls(.token) == 1)
-        await server.stop()
-
-        let unanswered = try await CLIProcess.run(["check-config", "--config", keyless], timeout: .seconds(30))
-        #expect(unanswered.status == 78)
-        #expect(unanswered.stderr.contains("metadata server"), "\(unanswered.stderr)")
-
-        let account = try directory.serviceAccount()
-        let keyFile = try directory.write("key-file.yaml", "kakao:\n  app_id: 42\nfirebase:\n  service_account_file: \(account)\n")
-        let withKey = try await CLIProcess.run(["check-config", "--config", keyFile], timeout: .seconds(30))
-        #expect(withKey.status == 0, "\(withKey.stderr)")
-        #expect(withKey.stdout.contains("signer key_file"))
-    }
-}
-
 /// docs/configuration.md#keyless-signing: the signer's keys, validated with everything else and reported at once.
 @Suite struct KeylessConfigTests {
     static func problems(_ yaml: String, environment: [String: String] = [:]) -> [String] {

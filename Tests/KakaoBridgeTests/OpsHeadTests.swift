@@ -1,4 +1,3 @@
-import BridgeJSON
 import Foundation
 import HTTPTypes
 @testable import BridgeFeatures

@@ -3,7 +3,6 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
 /// Every metric of `/metrics` has a `# HELP` line before its `# TYPE` (docs/operations.md#scraping), from the one table

@@ -1,10 +1,8 @@
-import BridgeJSON
 import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
 /// `/metrics`: Prometheus text with route templates (never raw paths), statuses, latencies, upstream calls, in-flight.

@@ -1,4 +1,3 @@
-import BridgeJSON
 import BridgeSupport
 import Foundation
 @testable import BridgeFeatures
@@ -6,7 +5,6 @@ import Foundation
 import Testing
 import BridgeTestSupport
 import EndToEndSupport
-import UpstreamFakes
 
 /// `rate_limit.per_client_per_minute`: a token bucket per client, 429 `rate_limited` with `Retry-After`, probes exempt.
 /// At the router's depth every request comes from the one client the router test framework has (no socket peer).

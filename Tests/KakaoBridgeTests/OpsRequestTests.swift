@@ -6,7 +6,6 @@ import Foundation
 import StandIns
 import Testing
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
 /// Request ids (accepted when sane, replaced otherwise, echoed, logged, passed upstream), the access log line, and the

@@ -1,4 +1,3 @@
-import BridgeJSON
 import BridgeSupport
 import Foundation
 @testable import BridgeFeatures

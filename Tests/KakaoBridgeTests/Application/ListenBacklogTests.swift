@@ -4,8 +4,6 @@ import Hummingbird
 import Testing
 import Upstreams
 import EndToEndSupport
-import BridgeTestSupport
-import UpstreamFakes
 
 /// A crowd connecting at once must find room in the listen queue: with Hummingbird's 256, the handshakes past it are
 /// dropped and wait a second or more for the client's retransmission (docs/benchmarks.md#memory-and-speed-rules-in-the-code).

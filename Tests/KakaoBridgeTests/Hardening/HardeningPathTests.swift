@@ -3,7 +3,6 @@ import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
-import BridgeTestSupport
 import EndToEndSupport
 import UpstreamFakes
 

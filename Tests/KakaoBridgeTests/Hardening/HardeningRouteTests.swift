@@ -1,10 +1,8 @@
-import BridgeJSON
 import BridgeSupport
 import Foundation
 @testable import BridgeFeatures
 @testable import KakaoBridge
 import Testing
-import BridgeTestSupport
 import EndToEndSupport
 import UpstreamFakes
 

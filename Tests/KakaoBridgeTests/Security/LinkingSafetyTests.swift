@@ -5,7 +5,6 @@ import Foundation
 @testable import KakaoBridge
 import Testing
 import Upstreams
-import BridgeTestSupport
 import EndToEndSupport
 import UpstreamFakes
 

@@ -4,7 +4,6 @@ import Foundation
 import StandIns
 import Testing
 import EndToEndSupport
-import BridgeTestSupport
 import UpstreamFakes
 
 extension TestWorld {
